@@ -1484,11 +1484,33 @@ class TestScheduleCommand:
         assert tables["vllm", None]["config"]["num_speculative_tokens_per_batch_size"] == [[1, 31, 3], [32, 63, 1],
                                                                                            [64, 64, 0]]
         assert tables["sglang", None]["config"]["adaptive_tiers"]["32"] == {"candidate_steps": [1]}
-        # TensorRT-LLM 1.2 keys each length by its first batch, 1.3 by its last (0 past it).
-        assert tables["trtllm", "1.2.1"]["config"]["draft_len_schedule"] == {"1": 3, "32": 1, "64": 0}
+        # TensorRT-LLM 1.3 keys each length by its last batch (0 past it); 1.2 reads the schedule for its
+        # two-model drafters only, and these runs are EAGLE-3's (a CLI pass: it had been written for them).
         assert tables["trtllm", "1.3.0rc8"]["config"]["draft_len_schedule"] == {"31": 3, "63": 1}
+        assert tables["trtllm", "1.2.1"]["config"] is None
+        assert tables["trtllm", "1.2.1"]["note"].startswith("TensorRT-LLM 1.2.1 reads no schedule for eagle3")
         assert tables["vllm", None]["by_batch"][2] == {"batch": 32, "gamma": 1, "measured_speedup": 1.1385,
                                                        "gammas": 2, "runs": 4}
+
+    def test_no_schedule_for_a_method_the_engine_does_not_read_it_for(self, capsys, tmp_path):
+        """A CLI pass: a grid of MTP runs got SGLang tiers and a TensorRT-LLM draft_len_schedule, where the
+        serve command says TensorRT-LLM reads none for MTP; n-gram runs get no SGLang tiers (EAGLE, EAGLE3
+        and MTP only) and 1.2.1's schedule (its two-model drafters read it)."""
+        rows = ["workload,concurrency,spec_method,num_speculative_tokens,output_throughput"]
+        for batch, plain, gains in ((1, 100, (1.5, 1.9)), (8, 700, (1.4, 1.6)), (32, 2000, (1.1, 1.05))):
+            rows += [f"chat,{batch},,,{plain}"] + [f"chat,{batch},{{method}},{gamma},{plain * gain}"
+                                                   for gamma, gain in zip((1, 3), gains)]
+        for method, engine, version, written in (("mtp", "sglang", None, True), ("mtp", "trtllm", "1.3.0rc8", False),
+                                                 ("ngram", "sglang", None, False), ("ngram", "trtllm", "1.2.1", True)):
+            (tmp_path / f"{method}.csv").write_text("\n".join(rows).replace("{method}", method) + "\n")
+            code, out, _ = run(capsys, "schedule", "--from-runs", str(tmp_path / f"{method}.csv"), "--engine", engine,
+                               *(("--version", version) if version else ()))
+            (table,) = json.loads(out)["tables"]
+            assert code == 0 and table["ranges"] == [[1, 31, 3], [32, 32, 1]], (method, engine)
+            assert (table["config"] is not None) is written, (method, engine)
+            if not written:
+                assert table["note"].startswith(f"{'SGLang' if engine == 'sglang' else 'TensorRT-LLM 1.3.0rc8'} reads "
+                                                f"no schedule for {method}")
 
     def test_a_vllm_release_without_the_key_gets_the_deploy_view_s_word(self, capsys, tmp_path):
         """vLLM 0.10.0 has no num_speculative_tokens_per_batch_size (0.24.0 brought it): the command

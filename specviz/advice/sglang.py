@@ -43,9 +43,12 @@ from specviz.advice.memory_flags import memory_flags, node_notices
 from specviz.errors import Notice, SpecvizError
 from specviz.scenario import Scenario
 
-__all__ = ["SGLANG_ALGORITHMS", "sglang_command", "rank_tiers"]
+__all__ = ["SGLANG_ALGORITHMS", "TIERED_METHODS", "sglang_command", "rank_tiers"]
 
 _SGLANG_ATTN_DP = "0.5.22"  # --attn-dp-size replaces --dp-size with --enable-dp-attention
+# The drafting methods SGLang's adaptive tiers run with: EAGLE and EAGLE3, and MTP, which it renames
+# EAGLE before it checks (top-k 1 only).
+TIERED_METHODS = ("eagle", "eagle3", "mtp")
 SGLANG_ALGORITHMS = {"model": "STANDALONE", "eagle": "EAGLE", "eagle3": "EAGLE3", "ngram": "NGRAM", "block": "DFLASH"}
 _SGLANG_DFLASH = "0.5.14"  # the first checked release with DFLASH (0.5.5 has none)
 _SGLANG_DRAFT_QUANTIZATION = "0.5.7"  # --speculative-draft-model-quantization (0.5.6 has none)
@@ -123,7 +126,7 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
         argv += ["--ep-size", str(scenario.tp * scenario.dp)]
     # Tiers run with EAGLE and EAGLE3, and with MTP, which SGLang renames EAGLE before it checks;
     # not where no tier would speculate, for --speculative-num-steps must be one of the tiers' steps.
-    tiers = rank_tiers(schedule, scenario.dp) if schedule is not None and kind in ("eagle", "eagle3") else None
+    tiers = rank_tiers(schedule, scenario.dp) if schedule is not None and kind in TIERED_METHODS else None
     longest = max(tier["candidate_steps"][0] for tier in tiers.values()) if tiers else 0
     all_off = tiers is not None and longest == 0
     tiered = tiers is not None and not all_off

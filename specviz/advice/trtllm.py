@@ -61,7 +61,7 @@ from specviz.model import architecture
 from specviz.model.roofline import GPU
 from specviz.scenario import Scenario
 
-__all__ = ["TRTLLM_VERSIONS", "TRTLLM_DEFAULT", "trtllm_command", "draft_len_schedule"]
+__all__ = ["TRTLLM_VERSIONS", "TRTLLM_DEFAULT", "trtllm_command", "draft_len_schedule", "reads_schedule"]
 
 # (major, minor, patch, release candidate), as parse_release reads it.
 TrtVersion = tuple[int, int, int, int]
@@ -89,6 +89,14 @@ _NGRAM_WINDOW = 4
 def _text(version: TrtVersion) -> str:
     """A release as its tag reads: (1, 3, 0, 8) is "1.3.0rc8"."""
     return ".".join(map(str, version[:3])) + (f"rc{version[3]}" if version[3] != FINAL else "")
+
+
+def reads_schedule(method: str, version: TrtVersion) -> bool:
+    """Whether ``version`` reads ``draft_len_schedule`` for ``method`` (the module's facts): the
+    two-model drafters (``ngram``, ``draft_model``) from 1.2.0rc3, one-model EAGLE-3 from 1.3.0rc8;
+    MTP in no release identified (pull request #12262)."""
+    return (method in ("ngram", "draft_model") and version >= _SCHEDULE_LOWER) or \
+        (method == "eagle3" and version >= _SCHEDULE_UPPER)
 
 
 def draft_len_schedule(schedule: pd.DataFrame, version: TrtVersion) -> dict[int, int] | None:
@@ -252,8 +260,7 @@ def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd
         notices.append(Notice("command.trtllm_attention_ranks", ranks=ranks, dp=scenario.dp, tp=scenario.tp))
     steps, table, drafting = int(gamma), None, []
     if schedule is not None:
-        reads = (method in ("ngram", "draft_model") and v >= _SCHEDULE_LOWER) or \
-            (method == "eagle3" and v >= _SCHEDULE_UPPER)
+        reads = reads_schedule(method, v)
         table = draft_len_schedule(schedule, v) if reads else None
         if table is not None:
             steps = max(table.values())

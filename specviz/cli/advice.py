@@ -333,16 +333,26 @@ def _check_release(engine: str, version: str | None) -> None:
         raise UsageError("cli.version.none", version=given, engine=engine)
 
 
-def _engine_schedule(ranges: pd.DataFrame, engine: str, version: str | None) -> tuple[dict[str, Any] | None, Notice | None]:
-    """A measured schedule in ``engine``'s own form, or None and why the release cannot hold it."""
+def _engine_schedule(ranges: pd.DataFrame, engine: str, version: str | None,
+                     methods: list[str]) -> tuple[dict[str, Any] | None, Notice | None]:
+    """A measured schedule in ``engine``'s own form, or None and why the release cannot hold it:
+    also where it does not read one for a drafting method of the runs (``methods``: SGLang's tiers
+    run with EAGLE, EAGLE3 and MTP; TensorRT-LLM's draft_len_schedule by method and release), as the
+    Deploy view's command says it (a CLI pass: schedules had been written for MTP runs either engine
+    ignores)."""
     longest = int(ranges["gamma"].max())
     if engine == "vllm":  # the Deploy view's keys, and its word where the release has none
         return commands.vllm_schedule(ranges, version or commands.VLLM_VERSIONS[-1])
     if longest == 0:
         return None, Notice("cli.schedule.no_gain")
     if engine == "sglang":
+        if unread := [m for m in methods if m not in sglang.TIERED_METHODS]:
+            return None, Notice("cli.schedule.method_unread", methods=", ".join(unread), engine="SGLang")
         return {"adaptive_tiers": sglang.rank_tiers(ranges, 1)}, None
-    table = trtllm.draft_len_schedule(ranges, commands.parse_release(version or trtllm.TRTLLM_DEFAULT))
+    release = version or trtllm.TRTLLM_DEFAULT
+    if unread := [m for m in methods if not trtllm.reads_schedule(m, commands.parse_release(release))]:
+        return None, Notice("cli.schedule.method_unread", methods=", ".join(unread), engine=f"TensorRT-LLM {release}")
+    table = trtllm.draft_len_schedule(ranges, commands.parse_release(release))
     if table is None:
         return None, Notice("cli.schedule.trtllm_order")
     return {"max_draft_len": longest, "draft_len_schedule": {str(k): v for k, v in table.items()}}, None
@@ -370,10 +380,15 @@ def schedule_rows(paths: list[Path], engine: str, version: str | None = None, la
         finally:
             store.close()
     table = measured.measured_draft_lengths(runs)
+    # Each setting's drafting methods, by its key with NaN as None (NaN is no key a dict finds again).
+    setting = lambda key: tuple(None if pd.isna(part) else part for part in key)
+    speculative = runs[explorer.is_speculative(runs)]
+    methods = {setting(key): sorted({kind for method in group["spec_method"].dropna() if (kind := _method_kind(method))})
+               for key, group in speculative.groupby(list(measured.SETTING), dropna=False, sort=False)}
     tables = []
     for key, one in table.groupby(list(measured.SETTING), dropna=False, sort=False):
         ranges = measured.as_ranges(one)
-        config, note = _engine_schedule(ranges, engine, version)
+        config, note = _engine_schedule(ranges, engine, version, methods.get(setting(key), []))
         tables.append({"setting": {k: plain(v) for k, v in zip(measured.SETTING, key)},
                        "by_batch": frame_rows(one.drop(columns=list(measured.SETTING))),
                        "ranges": [[int(r.first), int(r.last), int(r.gamma)] for r in ranges.itertuples()],
@@ -383,6 +398,13 @@ def schedule_rows(paths: list[Path], engine: str, version: str | None = None, la
     unpaired = len(explorer.unpaired_speculative(runs, explorer.pair_with_baselines(runs)))
     return {"tables": tables, "speculative_runs_without_a_batch": without_batch,
             "speculative_runs_without_a_baseline": unpaired, "runs_at_synthetic_acceptance_left_out": synthetic}
+
+
+def _method_kind(method: str) -> str | None:
+    """The drafting method a run's ``spec_method`` names ("EAGLE3", "eagle-3": eagle3; "draft_model" and
+    SGLang's "standalone": draft_model), None where it names none specviz knows."""
+    named = claim_over.named_methods(method)
+    return named[0][0] if named else "draft_model" if method.lower() in ("draft_model", "standalone") else None
 
 
 def _page_of(text: str) -> str | None:
@@ -593,7 +615,10 @@ The best draft length at each batch, measured: from a grid of runs that share ta
 engine and workload but differ in batch (concurrency) and γ (SpecForge's benchmark, a vllm bench
 sweep over num_speculative_tokens, your own runs), each speculative run against the plain run of
 its batch; written as the engine's schedule (vLLM's num_speculative_tokens_per_batch_size, SGLang's
-adaptive tiers, TensorRT-LLM's draft_len_schedule for the release). The files are read, not stored.
+adaptive tiers, TensorRT-LLM's draft_len_schedule for the release), where the engine reads one for
+the runs' drafting method (SGLang's tiers: EAGLE, EAGLE3 and MTP; TensorRT-LLM's: n-gram and draft
+models from 1.2.0rc3, EAGLE-3 from 1.3.0rc8, MTP in no release identified), else `config` is null and
+`note` says why. The files are read, not stored.
 """
 
 
