@@ -376,12 +376,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=lambda args: (json_text(simulate_row(args, presets())), 0))
 
     p = sub.add_parser("model-from-config", description=_MODEL_DOC, help="exact parameter counts from a config.json")
-    p.add_argument("file", type=Path)
+    p.add_argument("file", type=Path, help="a model's config.json, as Hugging Face publishes it")
     p.add_argument("--kv-bytes", type=positive("bytes"), default=2.0, help="bytes per KV element (2 for BF16, 1 for FP8)")
     p.add_argument("--format", **FORMAT)
     p.set_defaults(run=_model_from_config)
 
-    p = sub.add_parser("presets", help="the shipped GPU and model presets with their sources")
+    p = sub.add_parser("presets", help="the shipped GPU and model presets with their sources",
+                       description="The shipped GPU and model presets with their sources. JSON: {\"gpus\": [...], "
+                                   "\"models\": [...]}; CSV and Markdown: the GPUs' table, a blank line, then the "
+                                   "models' table (two tables of their own columns).")
     p.add_argument("--format", **FORMAT)
     p.set_defaults(run=_presets_table)
 
