@@ -14,7 +14,7 @@ import re
 
 from specviz.errors import InputError
 
-__all__ = ["named_methods", "compared", "over_words", "over_from_link"]
+__all__ = ["named_methods", "first_method", "compared", "over_words", "over_from_link"]
 
 # Drafts as a sentence names them → the scenario's draft kind, the most specific first.
 # "EAGLE 3" (and "Eagle 3.1") as often as "EAGLE-3", but not the figure of "EAGLE 3x faster".
@@ -66,6 +66,13 @@ def named_methods(words: str) -> list[tuple[str, bool]]:
             before = lower[max(0, match.start() - 40):match.start()]
             found.append((match.start(), kind, _COMPARED_WITH.search(before) is not None))
     return [(kind, baseline) for _, kind, baseline in sorted(found)]
+
+
+def first_method(words: object) -> str | None:
+    """The drafting kind ``words`` name first ("EAGLE-3 (3 steps, …)", a run's "EAGLE3": eagle3), or None
+    where they name none (or are no text): a published row's method, a run's ``spec_method``."""
+    named = named_methods(words) if isinstance(words, str) else []
+    return named[0][0] if named else None
 
 
 def compared(before: str) -> bool:

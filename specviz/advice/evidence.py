@@ -117,7 +117,7 @@ def same_setup(measured: pd.DataFrame, scenario: Scenario, gamma_max: int, any_c
     """The published speedups (``measured``: :func:`comparable_published`) of this very setup, at a γ up
     to ``gamma_max`` and a stated batch: the same GPU and count of them (``tp``, the row's GPUs, is
     the scenario's tp·dp), target and engine; the same drafting, the kind its ``method`` names
-    (:func:`specviz.advice.claim_over.named_methods`; else its ``draft``) being the scenario's draft
+    (:func:`specviz.advice.claim_over.first_method`; else its ``draft``) being the scenario's draft
     (a head of a named checkpoint, such as SpecForge's for gpt-oss-120b, is matched by none: no row
     says whose head it ran); the same weights, component by component (where the row states its
     ``weight_dtype``), and a context within a factor of two of the row's (where it states one). A
@@ -135,18 +135,11 @@ def same_setup(measured: pd.DataFrame, scenario: Scenario, gamma_max: int, any_c
     if own.empty:
         return own
     column = lambda name: own[name] if name in own else pd.Series(np.nan, index=own.index, dtype=object)
-    drafting = column("method").map(_method_kind).fillna(column("draft"))
+    drafting = column("method").map(claim_over.first_method).fillna(column("draft"))
     context = pd.to_numeric(column("context"), errors="coerce")
     near = any_context | context.isna() | ((scenario.context >= context / 2) & (scenario.context <= context * 2))
     weights = column("weight_dtype").map(lambda stated: _same_weights(stated, scenario)).astype(bool)
     return own[(drafting == scenario.draft_id) & weights & near]
-
-
-def _method_kind(method: object) -> str | None:
-    """The drafting kind a published row's ``method`` names first ("EAGLE-3 (3 steps, …)": eagle3), or
-    None where it names none ("draft_model", "self-speculation")."""
-    named = claim_over.named_methods(method) if isinstance(method, str) else []
-    return named[0][0] if named else None
 
 
 def _same_weights(stated: object, scenario: Scenario) -> bool:

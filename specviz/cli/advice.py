@@ -401,10 +401,9 @@ def schedule_rows(paths: list[Path], engine: str, version: str | None = None, la
 
 
 def _method_kind(method: str) -> str | None:
-    """The drafting method a run's ``spec_method`` names ("EAGLE3", "eagle-3": eagle3; "draft_model" and
-    SGLang's "standalone": draft_model), None where it names none specviz knows."""
-    named = claim_over.named_methods(method)
-    return named[0][0] if named else "draft_model" if method.lower() in ("draft_model", "standalone") else None
+    """The drafting method a run's ``spec_method`` names (:func:`specviz.advice.claim_over.first_method`;
+    "draft_model" and SGLang's "standalone": draft_model), None where it names none specviz knows."""
+    return claim_over.first_method(method) or ("draft_model" if method.lower() in ("draft_model", "standalone") else None)
 
 
 def _page_of(text: str) -> str | None:
