@@ -179,7 +179,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=lambda args: (_run_store_command(args), 0))
 
     p = sub.add_parser("query", help="one read-only SQL statement over runs, requests, imports, snapshots and "
-                                     "windows")
+                                     "windows",
+                       description="One read-only SQL statement over the store's tables (runs, requests, imports, "
+                                   "snapshots, windows), run in the SQL console's sandbox: at most SPECVIZ_SQL_MAX_ROWS "
+                                   "rows and SPECVIZ_SQL_MAX_BYTES bytes (the rows within them are printed, exit 0, and "
+                                   "that they are cut is said on stderr), SPECVIZ_SQL_TIMEOUT_S seconds. Whole numbers "
+                                   "stay whole beside a NULL; JSON has no NaN or infinity, so both are null there, where "
+                                   "CSV writes an infinity as inf and NaN as an empty cell.")
     p.add_argument("sql", help="one SELECT (or WITH … SELECT) statement")
     p.add_argument("--db", **DB)
     p.add_argument("--format", **FORMAT)
