@@ -1309,6 +1309,9 @@ class TestOverWhat:
         # Vietnamese "hơn" (than) without "so với" (a browser pass: judged against plain decoding unsaid).
         ("SGLang nhanh hơn vLLM 0.9 1,5 lần trên H100", "vLLM 0.9"), ("nhanh hơn decode thường 2 lần", None),
         ("nhanh hơn 2 lần trên H100", None),
+        # "tới", "đến", "gần" say how far ("up to 3x"), not over what (a Vietnamese reader's pass: "over tới").
+        ("Nhanh hơn tới 3 lần với EAGLE-3 trên H100 ở batch 8", None), ("nhanh hơn lên đến 2,5 lần", None),
+        ("nhanh hơn vLLM tới 2 lần", "vLLM"), ("Nhanh hơn gần 2 lần so với vLLM", "vLLM"),
         # "gấp 1,5 lần vLLM" (1.5 times vLLM) says what it is over with no word of comparison; a word of
         # the sentence after it ("nhờ", "trên") is none, nor is plain decoding.
         ("SGLang nhanh gấp 1,5 lần vLLM trên H100", "vLLM"), ("nhanh gấp đôi vLLM 0.9 trên H100", "vLLM 0.9"),
