@@ -587,6 +587,10 @@ class TestClaimByBatch:
         # "likely 5.01–10.10×" drawn from 7.13 only.
         assert (spec["layer"][0]["encoding"]["y"]["field"], spec["layer"][0]["encoding"]["y2"]["field"]) == (
             "ceiling_low", "ceiling_high")
+        # Each band says what it is, rounded: the page's default tooltip had listed ceiling_high 12.6694068684.
+        assert [(tip["field"], tip.get("title"), tip.get("format")) for tip in spec["layer"][0]["encoding"]["tooltip"]] == [
+            ("batch", "Batch size", None), ("kind", "Series", None), ("ceiling_low", "Band, 10th percentile", ".2f"),
+            ("ceiling_high", "Band, 90th percentile", ".2f")]
         assert (check.batches["ceiling_low"] < check.batches["ceiling"]).all()
         assert (check.batches["ceiling"] < check.batches["ceiling_high"]).all()
         best = check.batches.loc[check.batches["batch"] == check.best["batch"]].iloc[0]
