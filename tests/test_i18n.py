@@ -45,6 +45,9 @@ VIETNAMESE_TERMS = {
     "mức tăng tốc": ("speedup",), "batch size": ("kích thước batch",), "thiết lập": ("tên setting",),
     "acceptance length": ("độ dài chấp nhận",), "acceptance": ("tỷ lệ chấp nhận",), "tuỳ": ("tùy",), "xoá": ("xóa",),
     "trang Trực tiếp, Kiểm chứng, tab Độ trễ": ("trang Live", "và Claims", "view Latency"),
+    # A Vietnamese reader's pass: both spellings side by side on one chart, English words left in.
+    "hoà vốn": ("hòa vốn",), "lượng tử hoá": ("lượng tử hóa",), "cường độ số học": ("arithmetic intensity",),
+    "được chấp nhận/đã draft": ("accepted/drafted", "accepted / drafted"),
 }
 
 
