@@ -372,9 +372,12 @@ def show_published() -> None:
     if len(speedups) < len(published):
         st.caption(t("exp.published_not_drawn", lang, rows=len(published) - len(speedups)))
     # Every column under its title; a row's value is in that row's metric, not always a speedup.
+    # How each row's acceptance was obtained in the reader's words, as Claims says it ("measured" had
+    # stood in the Vietnamese table: a Vietnamese reader's pass).
+    acceptance = published["acceptance"].fillna("").map(lambda how: t(f"claims.acceptance.{how or 'unsaid'}", lang))
     titled_dataframe(published.rename(columns={"value": "reported_value"}).assign(
-                         metric=charts.metric_titles(published["metric"], lang)), lang, placeholder="",
-                     column_config={t("col.source", lang): st.column_config.LinkColumn()})
+                         metric=charts.metric_titles(published["metric"], lang), acceptance=acceptance), lang,
+                     placeholder="", column_config={t("col.source", lang): st.column_config.LinkColumn()})
 
 
 @fragment

@@ -2120,6 +2120,12 @@ class TestExplorerPage:
         # Each row's metric by its title, in the reader's language (the table showed "walltime_speedup").
         metrics = set(at.dataframe[0].value["Metric"])
         assert {"Wall-time speedup", "Throughput speedup"} <= metrics and not any("_" in m for m in metrics)
+        # How each row's acceptance was obtained, in the reader's words as Claims says it ("measured" had
+        # stood in the Vietnamese table).
+        assert set(at.dataframe[0].value["Acceptance"]) == {"measured", "not said"}
+        at.sidebar.selectbox(key="lang").set_value("vi").run()
+        assert set(at.dataframe[0].value[i18n.t("col.acceptance", "vi")]) == {
+            i18n.t("claims.acceptance.measured", "vi"), i18n.t("claims.acceptance.unsaid", "vi")}
 
     def test_removing_the_examples(self):
         at = explorer_app()
