@@ -477,7 +477,9 @@ The Claims page's check on the scenario of a calculator link, or of --gpu, --tar
 (preset ids, or the Hugging Face ids the presets name), --engine and --context set over it. JSON:
 the verdict, its headline, reasons and conditions in words, `required_alpha`,
 `required_acceptance_length` and `required_acceptance_rate_vllm` at the claimed γ or the one that
-needs the least α, `max_speedup`, the best setting, the batches where the claim can hold, and the α
+needs the least α, `max_speedup`, the best setting, the batches where the claim can hold (`holds_at_batches`,
+the first and last as `[from, to]`, null where none, with `not_at_batches` the runs between them where it
+cannot; `holds_at_your_acceptance` and `not_at_your_acceptance` the same at the measured α), and the α
 each γ needs. A whole sentence is read as the page reads it (`read_from_sentence`): what it names,
 the questions to ask its author, and what its figure is over where that is not plain decoding (`over`,
 a method such as EAGLE-3; `over_words`, anything else, "the best prior Blackwell baseline"), with
