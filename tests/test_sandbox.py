@@ -19,7 +19,7 @@ import pytest
 
 from specviz import i18n
 from specviz.cli.common import frame_rows
-from specviz.results import export, sandbox
+from specviz.results import export, frame_bytes, sandbox
 from specviz.results.sandbox import Limits, QueryError
 from specviz.results.store import Store
 
@@ -521,7 +521,7 @@ class TestRunQuery:
         batch = duckdb.sql(sql).to_arrow_table().combine_chunks().to_batches()[0]
         for start, length in [(0, 200), (0, 1), (57, 3), (120, 80), (199, 1), (10, 0)]:
             rows = batch.slice(start, length)
-            assert sandbox._shown_bytes(rows) >= sandbox.as_frame(rows).memory_usage(index=False, deep=True).sum()
+            assert frame_bytes.shown_bytes(rows) >= frame_bytes.as_frame(rows).memory_usage(index=False, deep=True).sum()
 
     def test_the_query_process_never_loads_pandas(self):
         """It counts the rows' bytes from Arrow: pandas was half of its start. The process started
