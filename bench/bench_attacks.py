@@ -3,10 +3,10 @@
 Run by hand: `.venv/bin/python bench/bench_attacks.py`. Each attack runs through `Store.query` in a
 fresh Python process over a store holding the synthetic examples plus 1M per-request rows; the
 process makes the sandbox's copy of the tables first (once per version of the data, timed on its
-own in the first row) and reports the wall time from the call to the answer and the peak resident memory of the query
-process it started (`RUSAGE_CHILDREN`). Baselines in the same run: a trivial query through the same
-sandbox (the cost of a fresh, locked-down process) and the same trivial query in-process on an open
-DuckDB connection (what the console cost before it ran queries in a process of their own).
+own in the first row) and reports the wall time from the call to the answer and the peak resident
+memory of the query process it started (`RUSAGE_CHILDREN`, once the SQL console's fork server has
+ended). Baselines in the same run: a trivial query through the same sandbox (the cost of a fresh,
+locked-down process) and the same trivial query in-process on an open DuckDB connection (what the console cost before it ran queries in a process of their own).
 
 Imports run in a fresh process each; the peak is that process's own high-water mark (``VmHWM``,
 interpreter and the file's bytes included), against the ~1 GB the import promises for any file
@@ -66,6 +66,7 @@ ATTACKS = {
 PROBE = textwrap.dedent("""
     import json, resource, sys, time
     sys.path.insert(0, {root!r})
+    from specviz.results import query_server
     from specviz.results.sandbox import QueryError
     from specviz.results.store import Store
     store = Store({db!r})
@@ -78,6 +79,7 @@ PROBE = textwrap.dedent("""
     except QueryError as exc:
         outcome = exc.key
     seconds = time.monotonic() - started
+    query_server.stop_server()  # waited for, the server's query processes count in RUSAGE_CHILDREN
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
     print(json.dumps({{"seconds": seconds, "peak": peak, "outcome": outcome}}))
 """)

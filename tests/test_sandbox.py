@@ -8,8 +8,9 @@ import dataclasses
 import hashlib
 import os
 import re
-import resource
+import subprocess
 import sys
+import textwrap
 import threading
 import time
 from pathlib import Path
@@ -19,7 +20,7 @@ import pytest
 
 from specviz import i18n
 from specviz.cli.common import frame_rows
-from specviz.results import export, frame_bytes, sandbox
+from specviz.results import export, frame_bytes, query_server, sandbox
 from specviz.results.sandbox import Limits, QueryError
 from specviz.results.store import Store
 
@@ -386,13 +387,14 @@ class TestRunQuery:
         assert not errors and answers == [RUNS] * 8
 
     def test_the_time_limit_counts_the_statement_not_the_process_s_start(self):
-        """The query process starts in about 0.5 s of one core (Python, DuckDB, Arrow): with a
-        0.2 s limit a trivial statement over tables no query has read yet (no process started
-        ahead) still answers, and a long one still stops at the limit."""
+        """The first query of a process starts the fork server (Python, DuckDB, Arrow: about 0.5 s
+        of one core): with a 0.2 s limit a trivial statement still answers, and a long one still
+        stops at the limit."""
         import pyarrow as pa
 
         tight = dataclasses.replace(LIMITS, timeout_s=0.2)
         tables = sandbox.Snapshot({"t": pa.table({"x": [42]})})
+        query_server.stop_server()
         result = sandbox.run_query("SELECT x AS answer FROM t", tables, tight)
         assert result.frame.answer[0] == 42 and result.seconds > 0.2  # the start alone took longer
         with pytest.raises(QueryError) as stopped:
@@ -400,32 +402,37 @@ class TestRunQuery:
         assert stopped.value.key == "sql.timeout"
         tables.close()
 
-    def test_a_process_started_ahead_serves_one_query_and_ends_with_its_tables(self):
-        """Each query takes the process started ahead at the one before (one query each) and
-        leaves another; closing the tables ends it: no process outlives them."""
+    def test_each_query_has_a_process_of_its_own_and_none_outlives_its_query(self, monkeypatch):
+        """Each query runs in a process forked for it, which has ended when the answer is back; the
+        server that forks them is a child of the caller's process, one thread, and ends with it."""
         import pyarrow as pa
 
-        def query_processes() -> set[int]:
-            found = set()
-            for pid in filter(str.isdigit, os.listdir("/proc")):
-                try:
-                    stat = Path(f"/proc/{pid}/stat").read_text()
-                    if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid() and \
-                            b"_child_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                        found.add(int(pid))
-                except (OSError, IndexError):  # ended meanwhile
-                    pass
-            return found
-
-        before = query_processes()
+        started = []
+        monkeypatch.setattr(sandbox, "start_query_process",
+                            lambda *args: started.append(query_server.start_query_process(*args)) or started[-1])
         tables = sandbox.Snapshot({"t": pa.table({"x": [1, 2]})})
         assert sandbox.run_query("SELECT sum(x) AS s FROM t", tables, LIMITS).frame.s[0] == 3
-        (ahead,) = query_processes() - before
         assert sandbox.run_query("SELECT max(x) AS m FROM t", tables, LIMITS).frame.m[0] == 2
-        (next_ahead,) = query_processes() - before
-        assert next_ahead != ahead  # the first one ran the query and ended
+        first, second = started
+        assert first.pid != second.pid and first.returncode == second.returncode == 0
+        assert not Path(f"/proc/{first.pid}").exists() and not Path(f"/proc/{second.pid}").exists()
+        server = query_server._running_server().process.pid
+        assert os.listdir(f"/proc/{server}/task") == [str(server)]
         tables.close()
-        assert query_processes() - before == set()
+        # A process that used the console and exited leaves no server and no query process behind.
+        child = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
+            import sys; sys.path.insert(0, {str(ROOT)!r})
+            import pyarrow as pa
+            from specviz.results import query_server, sandbox
+            tables = sandbox.Snapshot({{"t": pa.table({{"x": [7]}})}})
+            print(sandbox.run_query("SELECT x FROM t", tables).frame.x[0], query_server._running_server().process.pid)
+            """)], capture_output=True, text=True, timeout=60)
+        answer, orphan = child.stdout.split()
+        assert answer == "7"
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{orphan}").exists() and b"query_server" in Path(f"/proc/{orphan}/cmdline").read_bytes():
+            assert time.monotonic() < deadline, "the server outlived the process that started it"
+            time.sleep(0.05)
 
     def test_a_heavy_query_delays_another_by_at_most_its_time_limit(self, loaded):
         """One slot: the light query waits for the heavy one to be killed at its 2 s limit, then runs
@@ -459,12 +466,15 @@ class TestRunQuery:
         assert result.seconds > 1.0 and result.waited_s < 0.2
         tables.close()
 
-    def test_memory_of_the_query_process_stays_under_its_limit(self, loaded):
+    def test_memory_of_the_query_process_stays_under_its_limit(self, loaded, monkeypatch):
+        started = []
+        monkeypatch.setattr(sandbox, "start_query_process",
+                            lambda *args: started.append(query_server.start_query_process(*args)) or started[-1])
         with pytest.raises(QueryError) as exc:
             loaded.query("SELECT length(repeat('x', 1500000000))", LIMITS)
         assert exc.value.key == "sql.memory"
-        assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024 <= max(
-            LIMITS.memory_bytes, Limits().memory_bytes)
+        (process,) = started
+        assert 0 < process.peak_bytes <= LIMITS.memory_bytes
 
     def test_the_memory_limit_counts_from_what_the_libraries_hold(self, loaded):
         """The libraries reserve about 1 GB of address space here before any query (thread stacks
@@ -524,19 +534,13 @@ class TestRunQuery:
             assert frame_bytes.shown_bytes(rows) >= frame_bytes.as_frame(rows).memory_usage(index=False, deep=True).sum()
 
     def test_the_query_process_never_loads_pandas(self):
-        """It counts the rows' bytes from Arrow: pandas was half of its start. The process started
-        ahead, once it waits for its request, has mapped no file of pandas."""
+        """It counts the rows' bytes from Arrow: pandas was half of its start. The server that every
+        query process is a copy of has loaded DuckDB and Arrow, and no file of pandas."""
         import pyarrow as pa
 
         tables = sandbox.Snapshot({"t": pa.table({"s": ["a", None]})})
         sandbox.run_query("SELECT s, [s] AS l, {'s': s} AS st FROM t", tables, LIMITS)
-        ahead = tables._spare.pid
-        deadline = time.monotonic() + 60
-        # Waiting for its request: blocked in read(2), syscall 0, on its standard input, fd 0.
-        while Path(f"/proc/{ahead}/syscall").read_text().split()[:2] != ["0", "0x0"]:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
-        maps = Path(f"/proc/{ahead}/maps").read_text()
+        maps = Path(f"/proc/{query_server._running_server().process.pid}/maps").read_text()
         assert "pyarrow" in maps and "duckdb" in maps and "/pandas/" not in maps
         tables.close()
 
@@ -600,11 +604,14 @@ class TestRunQuery:
             loaded.query(sql, LIMITS)
         assert hint in str(exc.value) and "LINE 1" not in str(exc.value) and "\n" not in str(exc.value)
 
-    def test_a_query_process_that_ends_without_an_answer_is_said_in_the_reader_s_language(self, monkeypatch):
-        monkeypatch.setattr(sandbox, "_child_command", lambda: [sys.executable, "-c", "import sys; sys.exit(3)"])
+    def test_a_query_process_that_ends_without_an_answer_is_said_in_the_reader_s_language(self):
+        @dataclasses.dataclass(frozen=True)
+        class Unreadable(Limits):  # a field the query process's Limits does not take: it ends at once
+            unknown: int = 3
+
         with pytest.raises(QueryError) as exc:
-            sandbox.run_query("SELECT 1", sandbox.Snapshot({}), LIMITS)
+            sandbox.run_query("SELECT 1", sandbox.Snapshot({}), Unreadable())
         assert exc.value.key == "sql.failed"
-        assert str(exc.value) == "DuckDB could not run it: the query process ended with exit code 3"
+        assert str(exc.value) == "DuckDB could not run it: the query process ended with exit code 1"
         vietnamese = i18n.t(exc.value.key, "vi", **exc.value.params)
-        assert "exit code" not in vietnamese and i18n.t("sql.detail.exit_code", "vi", code=3) in vietnamese
+        assert "exit code" not in vietnamese and i18n.t("sql.detail.exit_code", "vi", code=1) in vietnamese

@@ -6,6 +6,7 @@
   share with the store (so that neither imports the other in a circle).
 - ``importers``: one module per benchmark result format behind a registry that detects by content.
 - ``sandbox``: the SQL console: a user's statement, read-only, bounded in time, rows, bytes and memory.
+- ``query_server``: the console's fork server, which forks one process per query with DuckDB and Arrow loaded.
 - ``frame_bytes``: what a result's rows cost once shown (the console's byte bound), and the frame they become.
 - ``explorer``: stored runs analysed: baselines paired, load axes, acceptance by workload.
 - ``prediction``: paired runs beside the step model's predictions, and its calibrations to them.

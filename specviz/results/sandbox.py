@@ -9,13 +9,13 @@ Layers, each of which holds on its own:
    inside a common table expression) and none of :data:`DENIED_FUNCTIONS` (settings, the
    environment, SQL run from a string). ``EXPLAIN ANALYZE`` (which executes) and EXPLAIN options
    are refused.
-2. **Process.** Every query runs in a new child process (a fresh Python interpreter, started ahead
-   at the previous query over the same tables with its libraries loaded, then given one request) with an
+2. **Process.** Every query runs in a new process of its own, forked from a server that has loaded
+   the libraries and never runs a query itself (:mod:`specviz.results.query_server`), with an
    address-space limit (``RLIMIT_AS``, which also bounds single function calls such as a huge
    ``repeat``) set above what the libraries reserved before the statement is read (that share
    varies from machine to machine with thread stacks and allocator arenas), a file-size limit of
-   zero (``RLIMIT_FSIZE``: not one byte can be written to any file), a CPU-time limit, an empty
-   environment and no bytecode writing. The parent kills it at the time limit, which runs from the
+   zero (``RLIMIT_FSIZE``: not one byte can be written to any file), a CPU-time limit, an
+   environment that names nothing of the host and no bytecode writing. The parent kills it at the time limit, which runs from the
    call (the user's click), including the wait for one of ``Limits.workers`` slots: a heavy query
    delays another user's by at most its own time limit.
 3. **Data.** The tables are Arrow IPC streams in sealed memory files (``memfd``, sealed against
@@ -38,8 +38,6 @@ import os
 import re
 import resource
 import signal
-import subprocess
-import sys
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -50,6 +48,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Mapping, Sequence
 from specviz.errors import Notice, SpecvizError
 
 from .frame_bytes import COLUMN_BYTES, as_frame, rows_that_fit, shown_bytes
+from .query_server import start_query_process
 
 if TYPE_CHECKING:  # pandas loads only where a result becomes a frame
     import pandas as pd
@@ -60,8 +59,6 @@ __all__ = ["Limits", "Snapshot", "QueryResult", "QueryError", "DENIED_FUNCTIONS"
 # For every DuckDB connection specviz opens: DuckDB would otherwise download and load extensions on
 # its own (for an SQLite file, a remote URL, a file format it lacks).
 NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
-
-_ROOT = Path(__file__).resolve().parents[2]  # the folder that holds the specviz package
 
 # Functions, and the built-in views over them, that disclose the host (settings, environment,
 # databases and their paths, extensions, secrets, temp files) or run SQL from a string or a
@@ -244,16 +241,6 @@ def _scrub(text: str) -> str:
     return _PATH.sub("<path>", " ".join(text.split("\n\n", 1)[0].split()))[:_DETAIL_CHARS]
 
 
-def _child_command() -> list[str]:
-    # -I: ignore the environment, the user's site folder and the working directory; -B: write no
-    # bytecode (the child may not write files at all).
-    # os._exit once the answer is written: the interpreter's teardown of the libraries took 0.45 s
-    # of the 1.35 s a query's process lived (when it loaded pandas too).
-    bootstrap = (f"import os, sys; sys.path.insert(0, {str(_ROOT)!r}); from specviz.results.sandbox import _child_main; "
-                 "_child_main(sys.stdin.buffer, sys.stdout.buffer); os._exit(0)")
-    return [sys.executable, "-I", "-B", "-c", bootstrap]
-
-
 class Snapshot:
     """Tables as Arrow IPC streams in sealed memory files, for any number of queries.
 
@@ -265,8 +252,6 @@ class Snapshot:
     def __init__(self, tables: Mapping[str, Any]) -> None:
         import pyarrow as pa
 
-        self._lock = threading.Lock()
-        self._spare: subprocess.Popen | None = None
         self.fds: dict[str, int] = {}
         for name, table in tables.items():
             fd = os.memfd_create(f"specviz-{name}", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
@@ -276,30 +261,11 @@ class Snapshot:
                         | fcntl.F_SEAL_SEAL)
             self.fds[name] = fd
 
-    def child(self) -> subprocess.Popen:
-        """A new query process over these tables, waiting for its request: the one started ahead
-        at the previous query where it still waits, and another started ahead for the next. A
-        process loads DuckDB and Arrow before it reads its request (about 0.5 s of one core, most
-        of what a query's process takes); each still runs one query and ends."""
-        with self._lock:
-            spare, self._spare = self._spare, None
-            child = spare if spare is not None and spare.poll() is None else _start_child(self.fds)
-            self._spare = _start_child(self.fds)
-            return child
-
     def close(self) -> None:
-        """End the process started ahead and release the memory (a query process already started
-        keeps its own mapping)."""
-        with self._lock:
-            spare, self._spare = self._spare, None
-            for fd in self.fds.values():
-                os.close(fd)
-            self.fds = {}
-        if spare is not None:
-            spare.kill()
-            spare.wait()
-            spare.stdin.close()
-            spare.stdout.close()
+        """Release the memory (a query process already started keeps its own mapping)."""
+        fds, self.fds = self.fds, {}
+        for fd in fds.values():
+            os.close(fd)
 
     # A newer snapshot replaces this one while a query may still be starting with it: the memory
     # goes when the last reference does, never under a running call.
@@ -355,18 +321,16 @@ def run_query(sql: str, tables: Snapshot, limits: Limits = Limits(),
     return QueryResult(frame, header.get("truncated", ""), time.monotonic() - started, waited)
 
 
-def _start_child(fds: Mapping[str, int]) -> subprocess.Popen:
-    """A query process given the tables' memory files, which loads its libraries and waits for its request."""
-    return subprocess.Popen(_child_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, cwd=_ROOT, env={"LANG": "C.UTF-8"},
-                            start_new_session=True, pass_fds=tuple(fds.values()))
-
-
 def _exchange(sql: str, tables: Snapshot, limits: Limits,
               deadline: float) -> tuple[dict[str, Any], bytes | memoryview]:
     """Take a child, hand it the query and the tables, read its answer within the bounds."""
-    request = {"sql": sql, "tables": tables.fds, "limits": asdict(limits)}
-    child = tables.child()
+    request = {"sql": sql, "tables": list(tables.fds), "limits": asdict(limits)}
+    try:
+        child = start_query_process(list(tables.fds.values()), max(0.0, deadline - time.monotonic()) + _START_LIMIT_S)
+    except TimeoutError:
+        raise QueryError("sql.timeout", seconds=limits.timeout_s) from None
+    except OSError:
+        raise QueryError("sql.failed", detail=Notice("sql.detail.no_server")) from None
     try:
         child.stdin.write(json.dumps(request).encode() + b"\n")
         child.stdin.close()
@@ -376,7 +340,7 @@ def _exchange(sql: str, tables: Snapshot, limits: Limits,
     output = bytearray()
     # Until the child is ready: the slot's wait and a start of at most _START_LIMIT_S; then the
     # statement's own time limit, counted from the ready line (a trivial query on a loaded machine
-    # met the limit in the child's imports).
+    # met the limit in the start of its process).
     timer = threading.Timer(max(0.0, deadline - time.monotonic()) + _START_LIMIT_S, child.kill)
     timer.start()
     ready = False
@@ -495,16 +459,26 @@ def _displayable(relation: Any) -> Any:
     return relation.project(", ".join(columns))
 
 
-def _child_main(stdin: BinaryIO, stdout: BinaryIO) -> None:
-    """Load the libraries, read the request (none where the parent ended or dropped this process
-    unused), run the query locked down, write a status line and the Arrow result."""
+def load_query_libraries() -> None:
+    """What every query process needs before its request, done once in the fork server
+    (:mod:`specviz.results.query_server`): DuckDB and Arrow loaded, and Arrow's compute functions and
+    allocator set up by a first count (of a batch made by DuckDB: one made from Python values would
+    load pandas), with no thread left running."""
     import duckdb
     import pyarrow as pa
 
-    pa.set_cpu_count(1)  # conversions on this thread: no thread (and arena) starts under the cap
-    # Before the cap: the first count loads Arrow's compute functions and sets up its allocator (a
-    # batch made by DuckDB: one made from Python values would load pandas).
-    shown_bytes(duckdb.sql("SELECT 'up' AS warm").to_arrow_table().to_batches()[0])
+    pa.set_cpu_count(1)  # conversions on the calling thread: no thread (and arena) starts under the cap
+    with duckdb.connect(":memory:", config={**NO_EXTENSIONS, "threads": 1}) as warm:
+        shown_bytes(warm.sql("SELECT 'up' AS warm").to_arrow_table().to_batches()[0])
+
+
+def run_in_query_process(stdin: BinaryIO, stdout: BinaryIO, table_fds: Sequence[int]) -> None:
+    """In a query process forked by the server: read the request (none where the parent ended or
+    gave up), run the query locked down over the tables ``table_fds`` (the request names them in
+    this order), write a status line and the Arrow result."""
+    import duckdb
+    import pyarrow as pa
+
     line = stdin.readline()
     if not line:
         return
@@ -524,7 +498,7 @@ def _child_main(stdin: BinaryIO, stdout: BinaryIO) -> None:
     duck_limit = max(64 << 20, limits.memory_bytes // 2)
     con = duckdb.connect(":memory:", config={**NO_EXTENSIONS, "threads": 1, "temp_directory": "",
                                              "memory_limit": f"{duck_limit}B"})
-    for name, fd in request["tables"].items():
+    for name, fd in zip(request["tables"], table_fds, strict=True):
         # Zero-copy: the table's buffers point into the mapping, which lives as long as the process.
         con.register(name, pa.ipc.open_stream(pa.memory_map(f"/proc/self/fd/{fd}")).read_all())
         os.close(fd)
