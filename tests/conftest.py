@@ -3,6 +3,7 @@ the check every fuzzed result file must pass."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -19,6 +20,7 @@ import pandas as pd
 import pytest
 import requests
 from hypothesis import settings as hypothesis_settings
+from streamlit.components.v2 import manifest_scanner
 
 from specviz import i18n, scenario, settings
 from specviz.advice.commands import Command
@@ -30,6 +32,12 @@ from specviz.results.store import Store
 # No per-example deadline: on a loaded CI machine a slow example is not a failure.
 hypothesis_settings.register_profile("specviz", deadline=None)
 hypothesis_settings.load_profile("specviz")
+
+# Each new AppTest scans every installed distribution's metadata for Streamlit components (0.1 s
+# here; 45 s of CPU over the suite's AppTests). The installed set does not change during a run: the
+# first scan's answer is kept. This is Streamlit's module, not its public API: a release that renames
+# it fails here, at once, and the tests run as before without this line.
+manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"

@@ -4,6 +4,7 @@ a message and never show an exception."""
 import json
 import math
 import re
+import shutil
 import socket
 import threading
 import time
@@ -34,6 +35,25 @@ from specviz.results.importers import user_csv
 from specviz.results.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def seeded_store(tmp_path_factory) -> Path:
+    """A store as the app leaves it at its first use: made, and the shipped examples imported, by the
+    calls the app makes (pages/parts/shared.py, shared_store)."""
+    path = tmp_path_factory.mktemp("seeded") / "specviz.duckdb"
+    store = Store(path)
+    store.seed_examples(sorted((settings.get("SPECVIZ_DATA_DIR") / "examples").glob("*.csv")))
+    store.close()
+    return path
+
+
+@pytest.fixture(autouse=True)
+def store_after_first_use(request, private_database: Path, seeded_store: Path) -> None:
+    """Each AppTest starts on a copy of :func:`seeded_store`, as a visit after the first does: making
+    and seeding a store of its own took each 0.2 s. A test marked ``fresh_store`` starts on none."""
+    if "fresh_store" not in request.keywords:
+        shutil.copyfile(seeded_store, private_database)
 
 
 def make_app(state: dict | None = None, **query: str) -> AppTest:
@@ -2127,8 +2147,10 @@ class TestExplorerPage:
         assert set(at.dataframe[0].value[i18n.t("col.acceptance", "vi")]) == {
             i18n.t("claims.acceptance.measured", "vi"), i18n.t("claims.acceptance.unsaid", "vi")}
 
-    def test_removing_the_examples(self):
+    @pytest.mark.fresh_store
+    def test_the_first_use_imports_the_examples_and_they_can_be_removed(self):
         at = explorer_app()
+        assert imported_files() == sorted(f"examples/{p.name}" for p in (ROOT / "data/examples").glob("*.csv"))
         at.button(key="remove_examples").click()
         at.run()
         assert any("No runs yet" in i.value for i in at.info)
