@@ -25,6 +25,7 @@ lang: str = st.session_state.get("lang", "en")
 PAIR_COLUMNS = ("series", "workload", "concurrency", "measured_speedup", "measured_by", "output_throughput",
                 "baseline_output_throughput", "mean_tpot_ms", "baseline_mean_tpot_ms", "request_rate", "source_file",
                 "baseline_source_file")
+_VIEW_RUNS = "explorer_view_runs"  # (the store's read, the examples, the runs with the view columns)
 
 st.title(t("exp.title", lang))
 st.caption(t("exp.intro", lang))
@@ -82,7 +83,12 @@ if filter_box.open:
             st.caption(t("exp.filter_more", lang, values=settings.get("SPECVIZ_FILTER_MAX_VALUES"),
                          columns=", ".join(more)))
 read = store.shown_runs(filters)
-loaded = explorer.with_view_columns(read.frame, examples)
+# The view columns (the series' names above all: 30 ms a rerun for the 48 examples) are made again
+# only when the store's read or the examples change; the read is kept by the store until then.
+kept = st.session_state.get(_VIEW_RUNS)
+if kept is None or kept[0] is not read.frame or kept[1] != examples:
+    kept = st.session_state[_VIEW_RUNS] = (read.frame, examples, explorer.with_view_columns(read.frame, examples))
+loaded = kept[2]
 shown = loaded[loaded["origin"] == origin]
 if wanted:
     st.warning(t("exp.showing_examples", lang, runs=len(shown)))
