@@ -1,6 +1,7 @@
 # The app for a team on a shared machine:
 #     docker build -t specviz .
-#     docker run -d -p 8501:8501 -v specviz-data:/data specviz
+#     docker run -d --init -p 8501:8501 -v specviz-data:/data specviz
+# (--init: a small init as process 1 reaps the processes a killed SQL query server leaves behind.)
 # Imported runs live in the volume at /data; a bind-mounted folder must be writable by uid 10001.
 # specviz has no login: put the port behind your own authentication (or set SPECVIZ_VIEWER=true).
 FROM python:3.11-slim

@@ -4,10 +4,12 @@ Every statement below either is refused or fails with a QueryError, or returns a
 none changes the data, writes a file, discloses a host path or outlives its time limit.
 """
 
+import contextlib
 import dataclasses
 import hashlib
 import os
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -282,6 +284,111 @@ class TestCheckSql:
         sandbox.check_sql("SELECT " + " + ".join(["1"] * 990))  # DuckDB parses up to depth 1000
 
 
+@pytest.fixture
+def started(monkeypatch) -> list[query_server.QueryProcess]:
+    """The query processes the sandbox starts during the test, in order."""
+    processes = []
+    monkeypatch.setattr(sandbox, "start_query_process",
+                        lambda *args: processes.append(query_server.start_query_process(*args)) or processes[-1])
+    return processes
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` runs: not ended, nor a zombie that its new parent has yet to reap (a
+    server's orphans go to the machine's init, which in a container may reap none)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def server_pid() -> int:
+    """This process's query server (started if it is not running)."""
+    return query_server._running_server().process.pid
+
+
+class TestServerFaults:
+    """A server that dies, stops or forks a process that meets a fault: each query ends within its
+    bounds with a message, and the next one gets a new server (an attack pass found waits of the time
+    limit plus 30 s, and one without end)."""
+
+    def test_a_server_killed_while_a_request_waits_is_replaced_at_once(self):
+        import pyarrow as pa
+
+        tables = sandbox.Snapshot({"t": pa.table({"x": [5]})})
+        old = server_pid()
+        os.kill(old, signal.SIGSTOP)  # the request waits, unread, until the server is killed
+        answer = []
+        asking = threading.Thread(target=lambda: answer.append(
+            sandbox.run_query("SELECT x FROM t", tables, dataclasses.replace(LIMITS, timeout_s=10))))
+        asking.start()
+        time.sleep(0.5)
+        os.kill(old, signal.SIGKILL)
+        asking.join(timeout=60)
+        # Answered by a new server, well within the limit (it had waited the limit and 30 s more).
+        assert answer[0].frame.x[0] == 5 and answer[0].seconds < 8 and server_pid() != old
+        tables.close()
+
+    def test_a_stopped_server_is_replaced_before_and_during_a_query(self, monkeypatch, started):
+        import pyarrow as pa
+
+        monkeypatch.setattr(sandbox, "_START_LIMIT_S", 1.0)
+        monkeypatch.setattr(query_server, "_REPORT_TIMEOUT_S", 1.0)
+        tables = sandbox.Snapshot({"t": pa.table({"x": [5]})})
+        old = server_pid()
+        os.kill(old, signal.SIGSTOP)  # before: it forks nothing
+        try:
+            with pytest.raises(QueryError) as stopped:
+                sandbox.run_query("SELECT x FROM t", tables, dataclasses.replace(LIMITS, timeout_s=1))
+            assert stopped.value.key == "sql.timeout"
+        finally:
+            with contextlib.suppress(ProcessLookupError):  # killed, as it should be
+                os.kill(old, signal.SIGCONT)
+        assert sandbox.run_query("SELECT x FROM t", tables, LIMITS).frame.x[0] == 5 and server_pid() != old
+        # During: the query's process answers and ends, but its stopped server cannot say so; the
+        # answer stands, the wait for the report is bounded, and the next query has a new server.
+        old, asked = server_pid(), len(started)
+        answer = []
+        asking = threading.Thread(target=lambda: answer.append(sandbox.run_query(
+            "SELECT sum(i) AS s FROM range(200000000) t(i)", tables, dataclasses.replace(LIMITS, timeout_s=30))))
+        asking.start()
+        deadline = time.monotonic() + 20
+        while len(started) == asked:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        os.kill(old, signal.SIGSTOP)
+        asking.join(timeout=60)
+        assert answer[0].frame.s[0] == 200000000 * (200000000 - 1) // 2 and started[-1].returncode == -signal.SIGKILL
+        assert sandbox.run_query("SELECT x FROM t", tables, LIMITS).frame.x[0] == 5 and server_pid() != old
+        tables.close()
+
+    @pytest.mark.parametrize("ended, said", [("query", "fault (SIGSEGV)"), ("server", "ended during the query")])
+    def test_a_fault_or_a_dead_server_during_a_query_is_said_as_such(self, started, ended, said):
+        """A query's process ended by a fault: said as one (it had read as the memory limit), and its
+        server retired. A server killed during a query: its query's process dies with it (no orphan
+        runs on), and the query says so."""
+        import pyarrow as pa
+
+        tables = sandbox.Snapshot({"t": pa.table({"x": [5]})})
+        old = server_pid()
+        refused = []
+        asking = threading.Thread(target=lambda: refused.append(pytest.raises(
+            QueryError, sandbox.run_query, "SELECT count(*) FROM range(100000000000)", tables,
+            dataclasses.replace(LIMITS, timeout_s=20))))
+        asking.start()
+        deadline = time.monotonic() + 20
+        while not started:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(0.3)  # past its start, into the statement
+        os.kill(*((started[0].pid, signal.SIGSEGV) if ended == "query" else (old, signal.SIGKILL)))
+        asking.join(timeout=60)
+        assert refused[0].value.key == "sql.failed" and said in str(refused[0].value)
+        assert not running(started[0].pid)
+        assert sandbox.run_query("SELECT x FROM t", tables, LIMITS).frame.x[0] == 5 and server_pid() != old
+        tables.close()
+
+
 class TestRunQuery:
     def test_rows_cap(self, loaded):
         result = loaded.query("SELECT * FROM range(25)", Limits(max_rows=10))
@@ -402,20 +509,17 @@ class TestRunQuery:
         assert stopped.value.key == "sql.timeout"
         tables.close()
 
-    def test_each_query_has_a_process_of_its_own_and_none_outlives_its_query(self, monkeypatch):
+    def test_each_query_has_a_process_of_its_own_and_none_outlives_its_query(self, started):
         """Each query runs in a process forked for it, which has ended when the answer is back; the
         server that forks them is a child of the caller's process, one thread, and ends with it."""
         import pyarrow as pa
 
-        started = []
-        monkeypatch.setattr(sandbox, "start_query_process",
-                            lambda *args: started.append(query_server.start_query_process(*args)) or started[-1])
         tables = sandbox.Snapshot({"t": pa.table({"x": [1, 2]})})
         assert sandbox.run_query("SELECT sum(x) AS s FROM t", tables, LIMITS).frame.s[0] == 3
         assert sandbox.run_query("SELECT max(x) AS m FROM t", tables, LIMITS).frame.m[0] == 2
         first, second = started
         assert first.pid != second.pid and first.returncode == second.returncode == 0
-        assert not Path(f"/proc/{first.pid}").exists() and not Path(f"/proc/{second.pid}").exists()
+        assert not running(first.pid) and not running(second.pid)
         server = query_server._running_server().process.pid
         assert os.listdir(f"/proc/{server}/task") == [str(server)]
         tables.close()
@@ -466,10 +570,7 @@ class TestRunQuery:
         assert result.seconds > 1.0 and result.waited_s < 0.2
         tables.close()
 
-    def test_memory_of_the_query_process_stays_under_its_limit(self, loaded, monkeypatch):
-        started = []
-        monkeypatch.setattr(sandbox, "start_query_process",
-                            lambda *args: started.append(query_server.start_query_process(*args)) or started[-1])
+    def test_memory_of_the_query_process_stays_under_its_limit(self, loaded, started):
         with pytest.raises(QueryError) as exc:
             loaded.query("SELECT length(repeat('x', 1500000000))", LIMITS)
         assert exc.value.key == "sql.memory"

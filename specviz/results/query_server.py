@@ -7,8 +7,13 @@ milliseconds. The server itself never runs a query, so each query still starts f
 state: no session can affect another. It is started at the first query of the process that needs
 it, with ``-I`` (no environment, user site or working folder read) and an environment that names
 nothing of the host; it forks only while it is one thread (the libraries' own threads are turned
-off: OpenBLAS's pool and Arrow's jemalloc background thread), and it ends when the process that
-started it closes its end of the channel or exits.
+off: OpenBLAS's pool and Arrow's jemalloc background thread). A query's process is a session of its
+own and dies with the server (``PR_SET_PDEATHSIG``). The parent replaces a server that fails it:
+one that forks nothing within the start's bound, or does not report a process's end within
+:data:`_REPORT_TIMEOUT_S` (stopped, wedged) is killed; one whose query ended by a fault (a bad
+address, an abort) is retired, so that no later query runs in a copy of the address layout an
+earlier one may have probed. A server ends when the process that started it closes its end of the
+channel (or exits), once the queries it runs have ended.
 
 Protocol (``AF_UNIX`` ``SOCK_SEQPACKET``, whose messages keep their bounds): a request is one
 message on the server's channel carrying, as descriptors, a reply socket, the read end of the
@@ -32,7 +37,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import BinaryIO, Sequence
+from typing import Any, BinaryIO, Sequence
 
 __all__ = ["QueryProcess", "start_query_process", "stop_server"]
 
@@ -42,6 +47,13 @@ _ROOT = Path(__file__).resolve().parents[2]  # the folder that holds the specviz
 _SERVER_ENV = {"LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "JE_ARROW_MALLOC_CONF": "background_thread:false"}
 _MAX_TABLES = 64
 _STATUS_BYTES = 64
+# The server reports a process's end within milliseconds of it: a report this late means the server
+# is stopped or wedged. The same bound holds a request's send to a server that reads none.
+_REPORT_TIMEOUT_S = 5.0
+# A process ended by one of these may have met a fault in the libraries: the next query gets a new
+# server, whose address layout an earlier query cannot have learned (every fork shares its server's).
+_PR_SET_PDEATHSIG = 1  # prctl(2)
+_FAULTS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE, signal.SIGABRT})
 
 
 class QueryProcess:
@@ -56,32 +68,43 @@ class QueryProcess:
         Its exit code once :meth:`wait` has returned (negative: the signal that ended it).
     peak_bytes : int or None
         Its peak resident memory, from the same report.
+    lost : bool
+        Whether its server ended (or stopped) before it reported the process's end: the exit code is
+        then not known, and the process was killed.
     """
 
-    def __init__(self, pid: int, pidfd: int, stdin: BinaryIO, stdout: BinaryIO, reply: socket.socket) -> None:
+    def __init__(self, pid: int, pidfd: int, stdin: BinaryIO, stdout: BinaryIO, reply: socket.socket,
+                 server: _Server) -> None:
         self.pid, self.stdin, self.stdout = pid, stdin, stdout
         self.returncode: int | None = None
         self.peak_bytes: int | None = None
-        self._pidfd, self._reply = pidfd, reply
+        self.lost = False
+        self._pidfd, self._reply, self._server = pidfd, reply, server
 
     def kill(self) -> None:
         """SIGKILL to the process, if it still runs."""
         try:
             signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
-        except (ProcessLookupError, OSError):  # ended already (or its pidfd closed by wait)
+        except OSError:  # ended already, or its pidfd closed by wait
             pass
 
     def wait(self) -> int:
-        """Wait for the process to end; its exit code. Where the server ended first (killed), the
-        query's process is said to have been killed too (``-SIGKILL``)."""
+        """Wait for the process to end (the caller has read its output to the end, or killed it); its
+        exit code. A server that does not report it within :data:`_REPORT_TIMEOUT_S` (stopped, or
+        killed) is replaced, and the process is killed too (``lost``)."""
         if self.returncode is None:
             try:
-                self._reply.settimeout(None)
+                self._reply.settimeout(_REPORT_TIMEOUT_S)
                 status = self._reply.recv(_STATUS_BYTES).split()
             except OSError:
                 status = []
-            code, peak = (int(status[0]), int(status[1])) if len(status) == 2 else (-signal.SIGKILL, 0)
-            self.returncode, self.peak_bytes = code, peak
+            if len(status) == 2:
+                self.returncode, self.peak_bytes = int(status[0]), int(status[1])
+            else:
+                self.kill()
+                self.returncode, self.peak_bytes, self.lost = -signal.SIGKILL, 0, True
+            if len(status) != 2 or -self.returncode in _FAULTS:
+                _replace(self._server, kill=len(status) != 2)
             self._reply.close()
             os.close(self._pidfd)
         return self.returncode
@@ -101,14 +124,19 @@ class _Server:
                                             start_new_session=True)
         finally:
             theirs.close()
+        channel.settimeout(_REPORT_TIMEOUT_S)  # a send to a server that reads nothing fails, not waits
         self.channel = channel
         self.owner = os.getpid()
 
     def alive(self) -> bool:
         return self.owner == os.getpid() and self.process.poll() is None
 
-    def stop(self) -> None:
-        self.channel.close()  # the server's end reads end-of-file and it returns
+    def stop(self, kill: bool = False) -> None:
+        """End the server: it reads end-of-file on its channel and returns (``kill``: SIGKILL first,
+        for a server that no longer reads)."""
+        self.channel.close()
+        if kill:
+            self.process.kill()
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -126,6 +154,21 @@ def _running_server() -> _Server:
         if _server is None or not _server.alive():
             _server = _Server()
         return _server
+
+
+def _replace(server: _Server, kill: bool) -> None:
+    """Give the next query a new server: ``server`` is killed (``kill``: it stopped reporting, or
+    reads no request; its query processes die with it), or retired (one of its queries met a fault):
+    it takes no more requests, reports the queries it runs and ends after them."""
+    global _server
+    with _lock:
+        if _server is server:
+            _server = None
+    if server.owner == os.getpid():
+        if kill:
+            server.stop(kill=True)
+        else:
+            server.channel.close()  # reaped once it ends, by the next process this one starts
 
 
 def start_query_process(table_fds: Sequence[int], timeout_s: float) -> QueryProcess:
@@ -148,22 +191,26 @@ def start_query_process(table_fds: Sequence[int], timeout_s: float) -> QueryProc
         stdout_read, stdout_write = os.pipe()
         fds: list[int] = []
         try:
-            socket.send_fds(server.channel, [b"query"], [theirs.fileno(), stdin_read, stdout_write, *table_fds])
+            try:
+                socket.send_fds(server.channel, [b"query"], [theirs.fileno(), stdin_read, stdout_write, *table_fds])
+            finally:
+                # The message holds its own references: with these closed here, a server that ends before
+                # it forks leaves the reply socket at end-of-file, not waiting for its timeout.
+                _close(theirs, stdin_read, stdout_write)
             reply.settimeout(timeout_s)
             message, fds, _, _ = socket.recv_fds(reply, _STATUS_BYTES, 1)
         except (BrokenPipeError, ConnectionError):  # the server has ended
             pass
-        except BaseException:
+        except BaseException as exc:
             _close(reply, stdin_write, stdout_read)
+            if isinstance(exc, TimeoutError):  # it reads no request, or forks none: stopped or wedged
+                _replace(server, kill=True)
             raise
-        finally:
-            _close(theirs, stdin_read, stdout_write)
         if fds:
-            return QueryProcess(int(message), fds[0], open(stdin_write, "wb"), open(stdout_read, "rb"), reply)
+            return QueryProcess(int(message), fds[0], open(stdin_write, "wb"), open(stdout_read, "rb"), reply,
+                                server)
         _close(reply, stdin_write, stdout_read)
-        with _lock:  # once more, with a new server
-            if _server is server:
-                server.stop()
+        _replace(server, kill=True)  # it has ended: once more, with a new server
     raise OSError("the SQL console's query server could not be reached")
 
 
@@ -173,9 +220,8 @@ def _close(*ends: socket.socket | int) -> None:
 
 
 def stop_server() -> None:
-    """End this process's server, if it runs, and wait for it (its query processes finish on their
-    own): what a process that is done with the console may call, and what a test of a first start
-    calls."""
+    """End this process's server, if it runs, and wait for it (it ends once the queries it runs have):
+    what a process that is done with the console may call, and what a test of a first start calls."""
     global _server
     with _lock:
         server, _server = _server, None
@@ -186,16 +232,20 @@ def stop_server() -> None:
 # ------------------------------------------------------------------------------- server side
 def _serve() -> None:
     """The server's loop: load the libraries, then fork one process per request and report each
-    one's end, until the channel (its standard input) is closed."""
+    one's end; once the channel (its standard input) is closed, report those still running and return."""
+    import ctypes
+
     from specviz.results import sandbox
 
     sandbox.load_query_libraries()
+    libc = ctypes.CDLL(None, use_errno=True)
     if len(os.listdir("/proc/self/task")) != 1:
         sys.exit(3)  # not safe to fork: the parent's first request sees the server gone and says so
     channel = socket.socket(fileno=0)
     running: dict[int, tuple[int, socket.socket]] = {}  # pidfd: (pid, reply)
-    while True:
-        readable, _, _ = select.select([channel, *running], [], [])
+    reading = True
+    while reading or running:
+        readable, _, _ = select.select([channel, *running] if reading else [*running], [], [])
         for pidfd in (r for r in readable if r is not channel):
             pid, reply = running.pop(pidfd)
             _, status, usage = os.wait4(pid, 0)
@@ -205,34 +255,43 @@ def _serve() -> None:
                 pass
             reply.close()
             os.close(pidfd)
-        if channel in readable:
-            message, fds, _, _ = socket.recv_fds(channel, _STATUS_BYTES, 3 + _MAX_TABLES)
-            if not message:
-                return  # the parent has gone
-            if len(fds) < 3:
-                for fd in fds:
-                    os.close(fd)
-                continue
-            reply = socket.socket(fileno=fds[0])
-            pid = os.fork()
-            if pid == 0:
-                _query_process(fds[1], fds[2], fds[3:])
-            pidfd = os.pidfd_open(pid)
-            for fd in fds[1:]:
+        if channel not in readable:
+            continue
+        message, fds, _, _ = socket.recv_fds(channel, _STATUS_BYTES, 3 + _MAX_TABLES)
+        if not message:  # the parent has gone, or retired this server
+            reading = False
+            channel.close()
+            continue
+        if len(fds) < 3:
+            for fd in fds:
                 os.close(fd)
-            try:
-                socket.send_fds(reply, [str(pid).encode()], [pidfd])
-            except OSError:  # the parent gave up waiting: the process reads end-of-file and ends
-                pass
-            running[pidfd] = (pid, reply)
+            continue
+        reply = socket.socket(fileno=fds[0])
+        server = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            _query_process(fds[1], fds[2], fds[3:], libc, server)
+        pidfd = os.pidfd_open(pid)
+        for fd in fds[1:]:
+            os.close(fd)
+        try:
+            socket.send_fds(reply, [str(pid).encode()], [pidfd])
+        except OSError:  # the parent gave up waiting: the process reads end-of-file and ends
+            pass
+        running[pidfd] = (pid, reply)
 
 
-def _query_process(stdin_fd: int, stdout_fd: int, table_fds: Sequence[int]) -> None:
-    """In the forked process: keep only its pipes, its tables and the null device as its standard
-    streams (the server's channel, other queries' reply sockets and pidfds are closed), run the
-    query, and exit without the interpreter's teardown."""
+def _query_process(stdin_fd: int, stdout_fd: int, table_fds: Sequence[int], libc: Any, server: int) -> None:
+    """In the forked process: a session of its own, killed if the server dies (no query outlives
+    the server that reports it); only its pipes, its tables and the null device as its standard
+    streams kept (the server's channel, other queries' reply sockets and pidfds are closed); then the
+    query, and an exit without the interpreter's teardown."""
     code = 1
     try:
+        os.setsid()
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != server:  # it died before the line above
+            return
         null = os.open(os.devnull, os.O_RDWR)
         for standard in (0, 1, 2):
             os.dup2(null, standard)

@@ -85,6 +85,9 @@ _HEADER_LIMIT = 1 << 16  # bytes of the child's status line
 # start has a bound of its own, for a machine so loaded that even it does not finish.
 _READY = b"ready\n"
 _START_LIMIT_S = 30.0
+# Signals that end a query process for a fault (a bad address, instruction or arithmetic), not a limit:
+# an allocation past the address-space limit ends it with SIGABRT, which is said as memory.
+_CRASHES = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE})
 _AS_TEXT = ("UHUGEINT", "BIT", "BLOB", "UNION", "INTERVAL", "TIME", "BIGNUM", "DATE", "VARIANT", "GEOMETRY")
 
 
@@ -375,6 +378,10 @@ def _exchange(sql: str, tables: Snapshot, limits: Limits,
     except ValueError:
         header = None
     if not isinstance(header, dict):
+        if child.lost:
+            raise QueryError("sql.failed", detail=Notice("sql.detail.server_lost"))
+        if -code in _CRASHES:  # a fault in the libraries, not a limit (the server is replaced for it)
+            raise QueryError("sql.failed", detail=Notice("sql.detail.crashed", signal=signal.Signals(-code).name))
         if code < 0:  # ended by a signal: an allocation past the address-space limit aborts
             raise QueryError("sql.memory", bytes=limits.memory_bytes)
         raise QueryError("sql.failed", detail=Notice("sql.detail.exit_code", code=code))
@@ -387,14 +394,16 @@ def _limit_files_and_cpu(limits: Limits) -> None:
     start's allowance and the statement's; :func:`_limit_statement_cpu` lowers it once started)."""
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     cpu = math.ceil(_START_LIMIT_S + limits.timeout_s) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+    # The hard limit a second past the soft one: at the soft limit the kernel sends SIGXCPU, which the
+    # parent reads as the time limit; at equal limits it sends SIGKILL, which tells nothing.
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
 
 
 def _limit_statement_cpu(limits: Limits) -> None:
     """Lower the CPU limit to what the start used plus the statement's time limit (and a second)."""
     used = resource.getrusage(resource.RUSAGE_SELF)
     cpu = math.ceil(used.ru_utime + used.ru_stime + limits.timeout_s) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
 
 
 def _limit_address_space(budget: int) -> None:
