@@ -10,14 +10,13 @@ import pandas as pd
 import streamlit as st
 
 from pages.parts.controls import view_choice
-from pages.parts.explorer_views import FORMATS, show_predicted, show_sql
+from pages.parts.explorer_views import FORMATS, show_acceptance, show_predicted, show_published, show_sql
 from pages.parts.imports import upload_section
-from pages.parts.latency import DEFAULT_WORKLOAD
-from pages.parts.shared import (altair_chart, chain_runs, csv_download, fragment, mix_tail_at, mix_tail_table,
-                                number_columns, open_store, presets, require_router, titled_dataframe)
+from pages.parts.shared import (altair_chart, csv_download, fragment, number_columns, open_store, presets,
+                                require_router, titled_dataframe)
 from specviz import charts, scenario, settings
 from specviz.i18n import md, message, t, visible
-from specviz.results import benchmark_report, explorer, export, request_acceptance, schedule
+from specviz.results import benchmark_report, explorer, export, schedule
 
 require_router("explorer")
 lang: str = st.session_state.get("lang", "en")
@@ -289,103 +288,6 @@ def show_measured_schedule() -> None:
         t("col.measured_gamma", lang): st.column_config.NumberColumn(format="%d")})
 
 
-def show_acceptance() -> None:
-    summary = explorer.workload_acceptance(shown)
-    summary["workload"] = summary["workload"].fillna(t("exp.no_workload", lang))
-    if summary.empty:
-        st.info(t("exp.no_acceptance", lang))
-        return
-    missing = [f for f in explorer.ACCEPTANCE_FIGURES if summary[f].isna().all()]
-    present = [f for f in explorer.ACCEPTANCE_FIGURES if f not in missing]
-    for figure in missing:
-        st.info(t("exp.missing_figure", lang, figure=t(f"col.{figure}", lang),
-                  present=", ".join(t(f"col.{f}", lang) for f in present)))
-    altair_chart(charts.acceptance_by_workload(summary, lang))
-    if synthetic := int(explorer.synthetic_acceptance(shown).sum()):
-        st.caption(t("exp.synthetic_left_out", lang, runs=synthetic))
-    if summary["origin"].nunique() > 1:
-        st.caption(t("exp.origins_apart", lang))
-    labelled = summary.assign(origin=summary["origin"].map(lambda o: t(f"exp.origin.{o}", lang)))
-    titled_dataframe(labelled, lang, column_config=number_columns(labelled, FORMATS, lang))
-    show_position_acceptance()
-    show_request_acceptance()
-
-
-def show_position_acceptance() -> None:
-    """Each run's acceptance at each draft position, where it measured it: how acceptance decays with
-    depth, which the mean acceptance length does not show."""
-    table = explorer.position_acceptance(shown)
-    if table.empty:
-        return
-    st.subheader(t("exp.positions", lang))
-    st.caption(t("exp.positions_note", lang))
-    # A column a position, titled by its number (the other columns by their titles, as titled_dataframe).
-    title = lambda c: t("exp.position_column", lang, position=int(c.rsplit("_", 1)[1])) if c.startswith(
-        "position_") else t(f"col.{c}", lang)
-    st.dataframe(export.visible_frame(table).rename(columns=title), hide_index=True, placeholder="", column_config={
-        **number_columns(table, FORMATS, lang),
-        **{title(c): st.column_config.NumberColumn(format="%.3f") for c in table if c.startswith("position_")}})
-
-
-def show_request_acceptance() -> None:
-    """One shown run's per-request acceptance: its spread (a histogram and quantiles) and what the
-    spread does to request latency against one α at its mean, with the sidebar's setting's step
-    times at the run's γ and batch."""
-    st.subheader(t("exp.per_request", lang))
-    runs = store.request_acceptance()
-    runs = chain_runs(runs[runs["run_id"].isin(shown["run_id"])], lang)
-    if runs.empty:
-        st.info(t("exp.no_request_acceptance", lang))
-        return
-    names = shown.set_index("run_id")["series"]
-    run_id = st.selectbox(t("exp.request_run", lang), runs["run_id"], key="request_run",
-                          format_func=lambda r: t("exp.request_run_option", lang, series=names.get(r, r),
-                                                  requests=int(runs.set_index("run_id").at[r, "requests"])))
-    run = runs.set_index("run_id").loc[run_id]
-    gamma = None if pd.isna(run["num_speculative_tokens"]) else int(run["num_speculative_tokens"])
-    requests = store.request_acceptance_of(run_id)
-    lengths = request_acceptance.request_lengths(requests, gamma)
-    spread = request_acceptance.length_quantiles(lengths)
-    if gamma is not None:
-        altair_chart(charts.request_acceptance(lengths, gamma, lang))
-    titled_dataframe(pd.DataFrame([spread]), lang, column_config={
-        t(f"col.{c}", lang): st.column_config.NumberColumn(format="%,d" if c == "requests" else "%.2f")
-        for c in spread})
-    st.caption(t("exp.request_spread_note", lang, mean=spread["mean"], run=run["acceptance_length"]))
-    sidebar: scenario.Scenario | None = st.session_state.get("scenario")
-    if gamma is None or sidebar is None:
-        st.info(t("exp.request_no_gamma", lang))
-        return
-    batch, output_tokens, measured_output = request_acceptance.tail_setting(
-        run["concurrency"], requests["output_tokens"], sidebar.batch,
-        presets(settings.get("SPECVIZ_DATA_DIR")).workloads[DEFAULT_WORKLOAD].output_tokens)
-    tail = mix_tail_at(sidebar, lengths, gamma, batch, sidebar.context, output_tokens, lang)
-    if tail is None:
-        return
-    st.markdown(md("exp.request_tail", lang, target=sidebar.target.name, gpu=sidebar.gpu.name, gamma=gamma,
-                   batch=batch, tokens=output_tokens, change=float(tail.at["p99", "change"]),
-                   whose=t("exp.request_tokens.measured" if measured_output else "exp.request_tokens.default", lang)))
-    mix_tail_table(tail, lang)
-
-
-def show_published() -> None:
-    published = explorer.load_published(settings.get("SPECVIZ_DATA_DIR"))
-    speedups = explorer.speedup_rows(published)
-    paired = paired_runs()
-    altair_chart(charts.published_speedups(speedups, paired, lang))
-    if not paired.empty:
-        st.caption(t("exp.published_yours", lang))
-    if len(speedups) < len(published):
-        st.caption(t("exp.published_not_drawn", lang, rows=len(published) - len(speedups)))
-    # Every column under its title; a row's value is in that row's metric, not always a speedup.
-    # How each row's acceptance was obtained in the reader's words, as Claims says it ("measured" had
-    # stood in the Vietnamese table: a Vietnamese reader's pass).
-    acceptance = published["acceptance"].fillna("").map(lambda how: t(f"claims.acceptance.{how or 'unsaid'}", lang))
-    titled_dataframe(published.rename(columns={"value": "reported_value"}).assign(
-                         metric=charts.metric_titles(published["metric"], lang), acceptance=acceptance), lang,
-                     placeholder="", column_config={t("col.source", lang): st.column_config.LinkColumn()})
-
-
 @fragment
 def open_view(show: Callable[[], None]) -> None:
     """The open tab's view, rerun alone by its own controls (the load axis and the lines' grouping, the
@@ -397,7 +299,8 @@ def open_view(show: Callable[[], None]) -> None:
     show()
 
 
-VIEWS = {"runs": show_runs, "load": show_load, "baseline": show_versus_baseline, "acceptance": show_acceptance,
-         "predicted": lambda: show_predicted(paired_runs(), lang), "published": show_published,
+VIEWS = {"runs": show_runs, "load": show_load, "baseline": show_versus_baseline,
+         "acceptance": lambda: show_acceptance(shown, store, lang),
+         "predicted": lambda: show_predicted(paired_runs(), lang), "published": lambda: show_published(paired_runs(), lang),
          "sql": lambda: show_sql(store, lang)}
 open_view(VIEWS[view_choice("exp_view", list(VIEWS), lambda name: t(f"exp.tab.{name}", lang), t("exp.views", lang))])
