@@ -16,6 +16,7 @@ import textwrap
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -385,6 +386,40 @@ class TestServerFaults:
         asking.join(timeout=60)
         assert refused[0].value.key == "sql.failed" and said in str(refused[0].value)
         assert not running(started[0].pid)
+        assert sandbox.run_query("SELECT x FROM t", tables, LIMITS).frame.x[0] == 5 and server_pid() != old
+        tables.close()
+
+
+    def test_a_retired_server_finishes_the_queries_it_runs(self, started):
+        """A fault retires the server; a query it runs meanwhile still answers."""
+        import pyarrow as pa
+
+        tables = sandbox.Snapshot({"t": pa.table({"x": [5]})})
+        old = server_pid()
+        outcomes: dict[str, Any] = {}
+
+        def ask(name: str, sql: str) -> None:
+            try:
+                outcomes[name] = sandbox.run_query(sql, tables, dataclasses.replace(LIMITS, timeout_s=30))
+            except QueryError as exc:
+                outcomes[name] = exc
+
+        asking = [threading.Thread(target=ask, args=("faulted", "SELECT count(*) FROM range(100000000000)")),
+                  threading.Thread(target=ask, args=("other", "SELECT sum(i) AS s FROM range(300000000) t(i)"))]
+        asking[0].start()
+        deadline = time.monotonic() + 20
+        while len(started) < 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        asking[1].start()
+        while len(started) < 2:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        os.kill(started[0].pid, signal.SIGSEGV)
+        for thread in asking:
+            thread.join(timeout=60)
+        assert "fault (SIGSEGV)" in str(outcomes["faulted"])
+        assert outcomes["other"].frame.s[0] == 300000000 * (300000000 - 1) // 2
         assert sandbox.run_query("SELECT x FROM t", tables, LIMITS).frame.x[0] == 5 and server_pid() != old
         tables.close()
 

@@ -127,6 +127,7 @@ class _Server:
         channel.settimeout(_REPORT_TIMEOUT_S)  # a send to a server that reads nothing fails, not waits
         self.channel = channel
         self.owner = os.getpid()
+        self.retired = False  # takes no more requests, and ends once the queries it runs have
 
     def alive(self) -> bool:
         return self.owner == os.getpid() and self.process.poll() is None
@@ -168,6 +169,7 @@ def _replace(server: _Server, kill: bool) -> None:
         if kill:
             server.stop(kill=True)
         else:
+            server.retired = True
             server.channel.close()  # reaped once it ends, by the next process this one starts
 
 
@@ -199,18 +201,20 @@ def start_query_process(table_fds: Sequence[int], timeout_s: float) -> QueryProc
                 _close(theirs, stdin_read, stdout_write)
             reply.settimeout(timeout_s)
             message, fds, _, _ = socket.recv_fds(reply, _STATUS_BYTES, 1)
-        except (BrokenPipeError, ConnectionError):  # the server has ended
-            pass
-        except BaseException as exc:
+        except TimeoutError:  # it reads no request, or forks none: stopped or wedged
             _close(reply, stdin_write, stdout_read)
-            if isinstance(exc, TimeoutError):  # it reads no request, or forks none: stopped or wedged
-                _replace(server, kill=True)
+            _replace(server, kill=True)
+            raise
+        except OSError:  # it has ended, or another query's fault retired it meanwhile (its channel closed)
+            pass
+        except BaseException:
+            _close(reply, stdin_write, stdout_read)
             raise
         if fds:
             return QueryProcess(int(message), fds[0], open(stdin_write, "wb"), open(stdout_read, "rb"), reply,
                                 server)
         _close(reply, stdin_write, stdout_read)
-        _replace(server, kill=True)  # it has ended: once more, with a new server
+        _replace(server, kill=not server.retired)  # once more, with a new server; a retired one's queries run on
     raise OSError("the SQL console's query server could not be reached")
 
 
