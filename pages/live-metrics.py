@@ -9,7 +9,8 @@ import pandas as pd
 import streamlit as st
 
 from pages.parts.controls import refuse_url_value, show_url_notices, url_choice, url_widget
-from pages.parts.live_window import LiveView, show_figures, show_over_time, show_replicas, since_start_line
+from pages.parts.live_window import (LiveView, offer_save, show_figures, show_history, show_over_time, show_replicas,
+                                     since_start_line)
 from pages.parts.shared import fragment, open_store, require_router
 from specviz import charts, errors, settings
 from specviz.errors import Notice, SpecvizError
@@ -188,7 +189,8 @@ def panel() -> None:
         # The error says what is wrong: waiting for a scrape that failed would mislead. What was
         # recorded of the source before stands below it, said not to be current (an SRE's pass: a
         # visit while the server was down showed none of its 15 minutes of windows).
-        show_history()
+        if recording:
+            show_history(view, store, KEPT)
         return
     if source not in latest:
         st.info(t("live.waiting_polling", lang, seconds=every) if polling
@@ -220,40 +222,8 @@ def panel() -> None:
             show_replicas(view, windows.replica_table(replicas, state.summed_labels))
     over_time = source_windows()
     show_over_time(view, over_time)
-    offer_save()
-
-
-def show_history() -> None:
-    """The source's recorded windows where this session has none (its scrapes fail): those of the
-    ``KEPT`` polls' span before the last one recorded, charted and said not to be current, with the
-    button that saves them as a run. Nothing without a store that records, or without windows."""
-    if not recording:
-        return
-    recorded = store.live_sources()
-    last_scrape = recorded.loc[recorded.source == source, "last"]
-    if last_scrape.empty:
-        return
-    ended = pd.Timestamp(last_scrape.iloc[0]).timestamp()
-    history = store.windows(source, since=ended - KEPT * every)
-    if history.empty:
-        return
-    st.warning(message(windows.stale_window(pd.Timestamp(history["time_end"].max()).timestamp(), time.time()), lang))
-    show_over_time(view, history)
-    offer_save()
-
-
-def offer_save() -> None:
-    """The button that saves every window recorded of the source as a run, and what the last save did."""
-    if recording and st.button(t("live.save", lang), key="live_save", help=t("live.save_help", lang)):
-        # Every window recorded for the source, as the button's help says, not only those charted:
-        # read whole on the click alone.
-        recorded = store.windows(source)
-        result = store.save_live_run(source, recorded["time_start"].min(), recorded["time_end"].max())
-        st.session_state["live_saved"] = (source, result.status, result.runs)
-    # Said until the next save: the poll that follows the click would otherwise wipe it within seconds.
-    saved = st.session_state.get("live_saved")
-    if recording and saved and saved[0] == source:
-        (st.info if saved[1] == "skipped" else st.success)(t(f"live.saved.{saved[1]}", lang, runs=saved[2]))
+    if recording:
+        offer_save(view, store)
 
 
 @fragment(run_every=every if polling else None)

@@ -10,20 +10,17 @@ import pandas as pd
 import streamlit as st
 
 from pages.parts.controls import view_choice
-from pages.parts.explorer_views import FORMATS, show_acceptance, show_predicted, show_published, show_sql
+from pages.parts.explorer_views import (FORMATS, show_acceptance, show_measured_schedule, show_pairs, show_predicted,
+                                       show_published, show_sql)
 from pages.parts.imports import upload_section
-from pages.parts.shared import (altair_chart, csv_download, fragment, number_columns, open_store, presets,
-                                require_router, titled_dataframe)
-from specviz import charts, scenario, settings
+from pages.parts.shared import (altair_chart, csv_download, fragment, number_columns, open_store, require_router,
+                                titled_dataframe)
+from specviz import charts, settings
 from specviz.i18n import md, message, t, visible
-from specviz.results import benchmark_report, explorer, export, schedule
+from specviz.results import benchmark_report, explorer, export
 
 require_router("explorer")
 lang: str = st.session_state.get("lang", "en")
-# The Baseline view's table of pairs: what each measured speedup is the ratio of.
-PAIR_COLUMNS = ("series", "workload", "concurrency", "measured_speedup", "measured_by", "output_throughput",
-                "baseline_output_throughput", "mean_tpot_ms", "baseline_mean_tpot_ms", "request_rate", "source_file",
-                "baseline_source_file")
 _VIEW_RUNS = "explorer_view_runs"  # (the store's read, the examples, the runs with the view columns)
 
 st.title(t("exp.title", lang))
@@ -247,45 +244,8 @@ def show_versus_baseline() -> None:
         for v, n in zip(crossover["crossover_concurrency"], crossover["concurrencies"])]).drop(columns="concurrencies")
     titled_dataframe(shown_crossover, lang)
     st.caption(t("exp.crossover_note", lang))
-    show_pairs(paired)
-    show_measured_schedule()
-
-
-def show_pairs(paired: pd.DataFrame) -> None:
-    """Each speculative run beside its baseline: both throughputs and TPOTs, the measured speedup and
-    which of the two it is the ratio of (``measured_by``), so a reviewer can check every point the chart
-    draws, those off it (a load by request rate) too."""
-    st.subheader(t("exp.pairs", lang))
-    table = paired[[*PAIR_COLUMNS]].dropna(axis=1, how="all")
-    # The rate as text (∞, not "Infinity"), as the runs table shows it.
-    table = table.assign(measured_by=table["measured_by"].map(lambda by: t(f"exp.measured_by.{by}", lang)),
-                         **({"request_rate": table["request_rate"].map(explorer.rate_text)} if "request_rate" in table else {}))
-    titled_dataframe(table, lang, column_config=number_columns(table, FORMATS, lang))
-    st.caption(t("exp.pairs_note", lang))
-    if pairs := int((paired["baselines"] > 1).sum()):  # the one taken is named; the others are said to exist
-        st.info(t("exp.pairs_repeats", lang, pairs=pairs, most=int(paired["baselines"].max())))
-
-
-def show_measured_schedule() -> None:
-    """The best γ measured at each batch of a grid of runs, beside the step model's choice among the
-    same γ in the runs' setting, the batches where they differ counted (runs at synthetic acceptance
-    left out)."""
-    sidebar: scenario.Scenario | None = st.session_state.get("scenario")
-    runs, _ = explorer.measured_acceptance(shown)
-    table = schedule.beside_model(runs, sidebar, presets(settings.get("SPECVIZ_DATA_DIR"))) if sidebar else None
-    if table is None or table.empty or table["gammas"].max() < 2:  # a table needs two γ at some batch
-        return
-    st.subheader(t("exp.measured_schedule", lang))
-    differ = int((~table["agree"] & table["fits"]).sum())
-    st.caption(t("exp.measured_schedule_note", lang, batches=len(table), differ=differ,
-                 unfit=int((~table["fits"]).sum())))
-    shown_table = table[[*schedule.SETTING, "batch", "gamma", "measured_speedup", "model_gamma", "model_speedup",
-                         "agree"]].rename(columns={"gamma": "measured_gamma"})
-    titled_dataframe(shown_table.dropna(axis=1, how="all"), lang, column_config={
-        **number_columns(shown_table, FORMATS, lang),
-        t("col.model_speedup", lang): st.column_config.NumberColumn(format="%.2f×"),
-        t("col.model_gamma", lang): st.column_config.NumberColumn(format="%d"),
-        t("col.measured_gamma", lang): st.column_config.NumberColumn(format="%d")})
+    show_pairs(paired, lang)
+    show_measured_schedule(shown, lang)
 
 
 @fragment

@@ -1,5 +1,5 @@
-"""The Explorer's Acceptance, Predicted and Published views and its SQL console (a helper of
-pages/results.py, not a page), and how its tables' figures read."""
+"""The Explorer's Acceptance, Predicted and Published views, the Baseline view's tables, and its SQL
+console (a helper of pages/results.py, not a page), and how its tables' figures read."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pages.parts.shared import (altair_chart, chain_runs, csv_download, mix_tail
                                 offer_fit, presets, titled_dataframe)
 from specviz import calculator, charts, scenario, settings
 from specviz.i18n import md, message, t
-from specviz.results import explorer, export, prediction, request_acceptance
+from specviz.results import explorer, export, prediction, request_acceptance, schedule
 from specviz.results.sandbox import QueryError
 from specviz.results.schema import LATENCY_METRICS, STATISTICS
 from specviz.results.store import Store
@@ -32,6 +32,11 @@ FORMATS: dict[str, str] = {
     "baseline_mean_tpot_ms": "%,.1f",
     **dict.fromkeys(("request_throughput", "duration_s"), "%,.2f"),
     **dict.fromkeys((f"{stat}_{metric}_ms" for stat in STATISTICS for metric in LATENCY_METRICS), "%,.1f")}
+
+# The Baseline view's table of pairs: what each measured speedup is the ratio of.
+PAIR_COLUMNS = ("series", "workload", "concurrency", "measured_speedup", "measured_by", "output_throughput",
+                "baseline_output_throughput", "mean_tpot_ms", "baseline_mean_tpot_ms", "request_rate", "source_file",
+                "baseline_source_file")
 
 
 def keep_fit(kind: str, fit: Callable[[], Any]) -> None:
@@ -256,3 +261,40 @@ def show_published(paired: pd.DataFrame, lang: str) -> None:
     titled_dataframe(published.rename(columns={"value": "reported_value"}).assign(
                          metric=charts.metric_titles(published["metric"], lang), acceptance=acceptance), lang,
                      placeholder="", column_config={t("col.source", lang): st.column_config.LinkColumn()})
+
+
+def show_pairs(paired: pd.DataFrame, lang: str) -> None:
+    """Each speculative run beside its baseline: both throughputs and TPOTs, the measured speedup and
+    which of the two it is the ratio of (``measured_by``), so a reviewer can check every point the chart
+    draws, those off it (a load by request rate) too."""
+    st.subheader(t("exp.pairs", lang))
+    table = paired[[*PAIR_COLUMNS]].dropna(axis=1, how="all")
+    # The rate as text (∞, not "Infinity"), as the runs table shows it.
+    table = table.assign(measured_by=table["measured_by"].map(lambda by: t(f"exp.measured_by.{by}", lang)),
+                         **({"request_rate": table["request_rate"].map(explorer.rate_text)} if "request_rate" in table else {}))
+    titled_dataframe(table, lang, column_config=number_columns(table, FORMATS, lang))
+    st.caption(t("exp.pairs_note", lang))
+    if pairs := int((paired["baselines"] > 1).sum()):  # the one taken is named; the others are said to exist
+        st.info(t("exp.pairs_repeats", lang, pairs=pairs, most=int(paired["baselines"].max())))
+
+
+def show_measured_schedule(shown: pd.DataFrame, lang: str) -> None:
+    """The best γ measured at each batch of a grid of runs, beside the step model's choice among the
+    same γ in the runs' setting, the batches where they differ counted (runs at synthetic acceptance
+    left out)."""
+    sidebar: scenario.Scenario | None = st.session_state.get("scenario")
+    runs, _ = explorer.measured_acceptance(shown)
+    table = schedule.beside_model(runs, sidebar, presets(settings.get("SPECVIZ_DATA_DIR"))) if sidebar else None
+    if table is None or table.empty or table["gammas"].max() < 2:  # a table needs two γ at some batch
+        return
+    st.subheader(t("exp.measured_schedule", lang))
+    differ = int((~table["agree"] & table["fits"]).sum())
+    st.caption(t("exp.measured_schedule_note", lang, batches=len(table), differ=differ,
+                 unfit=int((~table["fits"]).sum())))
+    shown_table = table[[*schedule.SETTING, "batch", "gamma", "measured_speedup", "model_gamma", "model_speedup",
+                         "agree"]].rename(columns={"gamma": "measured_gamma"})
+    titled_dataframe(shown_table.dropna(axis=1, how="all"), lang, column_config={
+        **number_columns(shown_table, FORMATS, lang),
+        t("col.model_speedup", lang): st.column_config.NumberColumn(format="%.2f×"),
+        t("col.model_gamma", lang): st.column_config.NumberColumn(format="%d"),
+        t("col.measured_gamma", lang): st.column_config.NumberColumn(format="%d")})

@@ -1,6 +1,7 @@
 """One model's latest window on the Live page (a helper of pages/live-metrics.py, not a page): its
 headline figures and why any is absent, the verdict at its batch for the model the sidebar serves,
-its acceptance per position, the replicas it sums, and its figures over time with their calibration.
+its acceptance per position, the replicas it sums, and its figures over time with their calibration;
+the windows recorded of a source that fails now, and the button that saves a source's windows as a run.
 The page reads the source and keeps this session's windows; these draw them."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from specviz.i18n import escape_markdown, in_language, md, message, t
 from specviz.live import windows
 from specviz.live.states import SpecDecodeState
 from specviz.names import model_preset
+from specviz.results.store import Store
 
 
 @dataclass(frozen=True)
@@ -270,3 +272,37 @@ def show_over_time(view: LiveView, over_time: pd.DataFrame, servers_summed: bool
                        windows=windows_fitted, **vars(fitted.costs))
             offer_fit(view.lang, f"live_use_fit:{model}", found, [t(key, view.lang) for key in warnings], fitted,
                       presets(settings.get("SPECVIZ_DATA_DIR")))
+
+
+def show_history(view: LiveView, store: Store, polls: int) -> None:
+    """The source's windows recorded in ``store`` where this session has none (its scrapes fail):
+    those of the ``polls`` polls' span before the last one recorded, charted and said not to be
+    current, with the button that saves them as a run. Nothing without windows."""
+    source, every, lang = view.source, view.every, view.lang
+    recorded = store.live_sources()
+    last_scrape = recorded.loc[recorded.source == source, "last"]
+    if last_scrape.empty:
+        return
+    ended = pd.Timestamp(last_scrape.iloc[0]).timestamp()
+    history = store.windows(source, since=ended - polls * every)
+    if history.empty:
+        return
+    st.warning(message(windows.stale_window(pd.Timestamp(history["time_end"].max()).timestamp(), time.time()), lang))
+    show_over_time(view, history)
+    offer_save(view, store)
+
+
+def offer_save(view: LiveView, store: Store) -> None:
+    """The button that saves every window recorded of the source in ``store`` as a run, and what the
+    last save did."""
+    source, lang = view.source, view.lang
+    if st.button(t("live.save", lang), key="live_save", help=t("live.save_help", lang)):
+        # Every window recorded for the source, as the button's help says, not only those charted:
+        # read whole on the click alone.
+        recorded = store.windows(source)
+        result = store.save_live_run(source, recorded["time_start"].min(), recorded["time_end"].max())
+        st.session_state["live_saved"] = (source, result.status, result.runs)
+    # Said until the next save: the poll that follows the click would otherwise wipe it within seconds.
+    saved = st.session_state.get("live_saved")
+    if saved and saved[0] == source:
+        (st.info if saved[1] == "skipped" else st.success)(t(f"live.saved.{saved[1]}", lang, runs=saved[2]))
