@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import math
-import urllib.parse
 from dataclasses import replace
 from typing import Any, Callable
 
 import pandas as pd
 import streamlit as st
 
+from pages.parts.calculator_views import (VIEW_IDS, paragraphs, show_gamma, show_heatmap, show_roofline,
+                                          show_share_link, show_table)
 from pages.parts.controls import context_control, show_url_notices, url_choice, url_widget, view_choice
-from pages.parts.deploy import LINKED_FIELDS, show_serve
+from pages.parts.deploy import show_serve
 from pages.parts.latency import show_latency, workload_controls
 from pages.parts.shared import (LINKED_COSTS, altair_chart, csv_download, fragment, how_sure, knobs_said, presets,
-                           published_speedups, require_router, reset_costs, titled_table)
+                           published_speedups, require_router, reset_costs)
 from specviz import calculator, charts, regime, scenario, settings, workload
-from specviz.advice import commands, draft_length, evidence, serving
+from specviz.advice import commands, draft_length, evidence
 from specviz.errors import InputError
 from specviz.i18n import message, t
 from specviz.model import spec, step
@@ -25,18 +26,6 @@ require_router("calculator")
 lang: str = st.session_state.get("lang", "en")
 gamma_max = settings.get("SPECVIZ_GAMMA_MAX")
 batch_max = settings.get("SPECVIZ_BATCH_MAX")
-# The views' ids, in tab order: ``?view=<id>`` opens one, and a shared link carries the open one.
-VIEW_IDS = ("table", "batch", "heatmap", "gamma", "roofline", "latency", "serve")
-# The controls of a view that a shared link carries besides the scenario (each keeps its value in
-# the URL).
-VIEW_CONTROLS = {"latency": ("workload", "input_tokens", "output_tokens", "latency_rates"),
-                 "serve": ("serve_engine", *serving.VERSION_KEYS.values(), "serve_method")}
-
-
-def paragraphs(notes: list[str]) -> str:
-    """Notes as the paragraphs of one caption: an α move redraws every element of its fragment, at
-    2.5–4 ms of the browser's time each (docs/performance.md), so notes that go together are one."""
-    return "\n\n".join(notes)
 
 
 def use_published(alpha_value: float, gamma_value: int) -> None:
@@ -309,20 +298,6 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                          speedup=best_speed), help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max), width="content")
 
 
-    def show_table() -> None:
-        # The seed's rows, and the user's α among them: its "this batch" figure is the headline's.
-        table = calculator.alpha_table(chosen, gamma, batch, context,
-                                       sorted({*calculator.SEED_ALPHAS, round(alpha, 3)}))
-        if mode == "ratios":  # the costs are given: no batch enters the table, and its last column is theirs
-            table = table.rename(columns={"this_batch": "given_costs"})
-            st.caption(t("calc.table_caption_ratios", lang, gamma=gamma))
-        else:
-            st.caption(t("calc.table_caption_load" if chosen.prefill else "calc.table_caption", lang, gamma=gamma,
-                         batch=batch))
-        titled_table(table, lang, decimals=3)
-        csv_download(table, "specviz_alpha_table.csv", "download_table", lang)
-
-
     def show_batch() -> None:
         limit = fit["max_batch"] if fit is not None else None
         if limit == 0:  # not one sequence fits with the draft: no batch has a speedup to draw
@@ -349,56 +324,13 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
                      "specviz_speedup_vs_batch.csv", "download_batch", lang)
 
 
-    def show_heatmap() -> None:
-        grid = calculator.heatmap_grid(chosen, gamma, context, batch_max, fit["max_batch"] if fit is not None else None)
-        altair_chart(charts.speedup_heatmap(grid, lang))
-        csv_download(grid, "specviz_heatmap.csv", "download_heatmap", lang)
-
-
-    def show_gamma() -> None:
-        altair_chart(charts.speedup_vs_gamma(best_gamma_frame, best_gamma, lang))
-        notes = [t("calc.gamma_caption", lang)]
-        if not (beyond := best_gamma_frame[~best_gamma_frame["fits"]]).empty:
-            # A longer draft keeps more draft KV a sequence: past some γ the batch does not fit, and has no bar.
-            first = beyond.iloc[0]
-            notes.append(t("calc.gamma_no_fit", lang, batch=batch, gamma=int(first["gamma"]), held=int(first["max_batch"])))
-        st.caption(paragraphs(notes))
-        csv_download(best_gamma_frame, "specviz_speedup_vs_gamma.csv", "download_gamma", lang)
-
-
-    def show_roofline() -> None:
-        roof, passes = regime.roofline_points(chosen, gamma, batch, context, alpha)
-        altair_chart(charts.roofline_chart(roof, passes, lang))
-        st.caption(t("calc.roofline_caption_load" if chosen.prefill else "calc.roofline_caption", lang))
-
-
-    def show_share_link() -> None:
-        """The link to this scenario: written from the scenario itself, so the link is what the page
-        computed with; the open view, its own controls (as the URL holds them) and the language travel
-        with it."""
-        shared = scenario.to_query_params(chosen, presets(settings.get("SPECVIZ_DATA_DIR")))
-        if load_refused and load_tokens is not None:
-            shared |= {"prefill": "on", "input_tokens": str(load_tokens[0]), "output_tokens": str(load_tokens[1])}
-        shared |= {"view": open_view} if open_view != VIEW_IDS[0] else {}
-        shared |= {key: st.query_params[key] for key in VIEW_CONTROLS.get(open_view, ()) if key in st.query_params}
-        if open_view == "serve":
-            shared |= {key: str(value).lower() if isinstance(value, bool) else value for key, default in
-                       LINKED_FIELDS.items() if (value := st.session_state.get(key, default)) != default}
-        shared |= {"lang": lang} if lang != settings.get("SPECVIZ_LANG") else {}
-        query = urllib.parse.urlencode(shared)
-        page_url = urllib.parse.urlsplit(st.context.url or "")
-        page_url = page_url._replace(path=page_url.path or "/", query="", fragment="").geturl()
-        st.code(f"{page_url}?{query}" if query else page_url or "?", language=None)
-        st.caption(t("calc.share_help", lang))
-        if scenario.CUSTOM in (chosen.target_id, chosen.draft_id):
-            st.warning(t("calc.share_custom", lang))
-
-
     # Each view's renderer, whether it needs the step model and whether it gives speedups at this batch
     # (none for a batch the memory does not hold), by id (VIEW_IDS gives the order).
-    VIEWS = {"table": (show_table, False, True), "batch": (show_batch, True, False),
-             "heatmap": (show_heatmap, True, False), "gamma": (show_gamma, False, True),
-             "roofline": (show_roofline, True, False),
+    VIEWS = {"table": (lambda: show_table(chosen, alpha, gamma, batch, context, mode, lang), False, True),
+             "batch": (show_batch, True, False),
+             "heatmap": (lambda: show_heatmap(chosen, gamma, context, batch_max, fit, lang), True, False),
+             "gamma": (lambda: show_gamma(best_gamma_frame, best_gamma, batch, lang), False, True),
+             "roofline": (lambda: show_roofline(chosen, gamma, batch, context, alpha, lang), True, False),
              "latency": (lambda: show_latency(chosen, alpha, gamma, batch, lang, load_tokens), True, True),
              "serve": (lambda: show_serve(chosen, alpha, gamma, batch, context, lang), True, False)}
     # Only the open view is built: Altair's schema validation costs tens of milliseconds per chart.
@@ -412,7 +344,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
             show()
     if share_box.open:
         with share_box:
-            show_share_link()
+            show_share_link(chosen, open_view, load_refused, load_tokens, lang)
 
 
 # What α does not move is found once a page run, not at each move of α: whether the batch fits in
