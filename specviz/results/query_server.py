@@ -50,9 +50,9 @@ _STATUS_BYTES = 64
 # The server reports a process's end within milliseconds of it: a report this late means the server
 # is stopped or wedged. The same bound holds a request's send to a server that reads none.
 _REPORT_TIMEOUT_S = 5.0
+_PR_SET_PDEATHSIG = 1  # prctl(2)
 # A process ended by one of these may have met a fault in the libraries: the next query gets a new
 # server, whose address layout an earlier query cannot have learned (every fork shares its server's).
-_PR_SET_PDEATHSIG = 1  # prctl(2)
 _FAULTS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE, signal.SIGABRT})
 
 
@@ -186,7 +186,7 @@ def start_query_process(table_fds: Sequence[int], timeout_s: float) -> QueryProc
     """
     if len(table_fds) > _MAX_TABLES:
         raise ValueError(f"at most {_MAX_TABLES} tables")
-    for attempt in (1, 2):
+    for _ in range(2):
         server = _running_server()
         reply, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         stdin_read, stdin_write = os.pipe()
