@@ -15,9 +15,9 @@ Layers, each of which holds on its own:
    ``repeat``) set above what the libraries reserved before the statement is read (that share
    varies from machine to machine with thread stacks and allocator arenas), a file-size limit of
    zero (``RLIMIT_FSIZE``: not one byte can be written to any file), a CPU-time limit, an
-   environment that names nothing of the host and no bytecode writing. The parent kills it at the time limit, which runs from the
-   call (the user's click), including the wait for one of ``Limits.workers`` slots: a heavy query
-   delays another user's by at most its own time limit.
+   environment that names nothing of the host and no bytecode writing. The parent kills it at the
+   time limit, which runs from the call (the user's click), including the wait for one of
+   ``Limits.workers`` slots: a heavy query delays another user's by at most its own time limit.
 3. **Data.** The tables are Arrow IPC streams in sealed memory files (``memfd``, sealed against
    any write or resize), made once per version of the data; the child maps them without a copy and
    registers them as Arrow views, which no statement can modify. Each query gets a fresh process, so
