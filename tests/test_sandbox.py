@@ -424,6 +424,21 @@ class TestServerFaults:
         tables.close()
 
 
+    def test_a_server_is_retired_after_its_share_of_queries(self, monkeypatch):
+        """No server forks without end: the layout one query may learn serves few others."""
+        import pyarrow as pa
+
+        monkeypatch.setattr(query_server, "_FORKS_PER_SERVER", 2)
+        query_server.stop_server()
+        tables = sandbox.Snapshot({"t": pa.table({"x": [5]})})
+        servers = []
+        for _ in range(3):
+            servers.append(server_pid())
+            assert sandbox.run_query("SELECT x FROM t", tables, LIMITS).frame.x[0] == 5
+        assert servers[0] == servers[1] != servers[2]
+        tables.close()
+
+
 class TestRunQuery:
     def test_rows_cap(self, loaded):
         result = loaded.query("SELECT * FROM range(25)", Limits(max_rows=10))

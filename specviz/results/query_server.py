@@ -12,7 +12,7 @@ own and dies with the server (``PR_SET_PDEATHSIG``). The parent replaces a serve
 one that forks nothing within the start's bound, or does not report a process's end within
 :data:`_REPORT_TIMEOUT_S` (stopped, wedged) is killed; one whose query ended by a fault (a bad
 address, an abort) is retired, so that no later query runs in a copy of the address layout an
-earlier one may have probed. A server ends when the process that started it closes its end of the
+earlier one may have probed, and so is one that has forked :data:`_FORKS_PER_SERVER` queries. A server ends when the process that started it closes its end of the
 channel (or exits), once the queries it runs have ended.
 
 Protocol (``AF_UNIX`` ``SOCK_SEQPACKET``, whose messages keep their bounds): a request is one
@@ -54,6 +54,9 @@ _PR_SET_PDEATHSIG = 1  # prctl(2)
 # A process ended by one of these may have met a fault in the libraries: the next query gets a new
 # server, whose address layout an earlier query cannot have learned (every fork shares its server's).
 _FAULTS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE, signal.SIGABRT})
+# Nor does a server fork without end: after this many queries the next gets a new one (its start, about
+# 0.45 s of one core, is then 2 ms a query), so that a layout one query learns serves few others.
+_FORKS_PER_SERVER = 200
 
 
 class QueryProcess:
@@ -128,6 +131,7 @@ class _Server:
         self.channel = channel
         self.owner = os.getpid()
         self.retired = False  # takes no more requests, and ends once the queries it runs have
+        self.forks = 0
 
     def alive(self) -> bool:
         return self.owner == os.getpid() and self.process.poll() is None
@@ -211,6 +215,9 @@ def start_query_process(table_fds: Sequence[int], timeout_s: float) -> QueryProc
             _close(reply, stdin_write, stdout_read)
             raise
         if fds:
+            server.forks += 1
+            if server.forks >= _FORKS_PER_SERVER:
+                _replace(server, kill=False)
             return QueryProcess(int(message), fds[0], open(stdin_write, "wb"), open(stdout_read, "rb"), reply,
                                 server)
         _close(reply, stdin_write, stdout_read)
