@@ -385,7 +385,10 @@ class TestServerFaults:
         os.kill(*((started[0].pid, signal.SIGSEGV) if ended == "query" else (old, signal.SIGKILL)))
         asking.join(timeout=60)
         assert refused[0].value.key == "sql.failed" and said in str(refused[0].value)
-        assert not running(started[0].pid)
+        # Killed: its pipes close as it begins to exit, and its memory goes a moment later.
+        while running(started[0].pid):
+            assert time.monotonic() < deadline + 30, "the query's process outlived its server"
+            time.sleep(0.05)
         assert sandbox.run_query("SELECT x FROM t", tables, LIMITS).frame.x[0] == 5 and server_pid() != old
         tables.close()
 
