@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from typing import Any, Callable
 
-import pandas as pd
 import streamlit as st
 
-from pages.parts.calculator_views import (VIEW_IDS, paragraphs, show_gamma, show_heatmap, show_roofline,
+from pages.parts.calculator_headline import show_headline
+from pages.parts.calculator_views import (VIEW_IDS, AtAlpha, show_batch, show_gamma, show_heatmap, show_roofline,
                                           show_share_link, show_table)
-from pages.parts.controls import context_control, show_url_notices, url_choice, url_widget, view_choice
+from pages.parts.controls import context_control, url_choice, url_widget, view_choice
 from pages.parts.deploy import show_serve
 from pages.parts.latency import show_latency, workload_controls
-from pages.parts.shared import (LINKED_COSTS, altair_chart, csv_download, fragment, how_sure, knobs_said, presets,
-                           published_speedups, require_router, reset_costs)
-from specviz import calculator, charts, regime, scenario, settings, workload
+from pages.parts.shared import LINKED_COSTS, fragment, presets, published_speedups, require_router, reset_costs
+from specviz import calculator, scenario, settings, workload
 from specviz.advice import commands, draft_length, evidence
 from specviz.errors import InputError
 from specviz.i18n import message, t
-from specviz.model import spec, step
+from specviz.model import step
 
 require_router("calculator")
 lang: str = st.session_state.get("lang", "en")
@@ -163,173 +161,24 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
 
     It reads the page's module-level names, set by the whole page's run before it is called (and kept
     as they were when it reruns alone): the controls' values (``batch``, ``gamma``, ``context``,
-    ``mode``, ``sidebar``), the containers and what α does not move (``fit``, ``held_up_to``,
-    ``breakeven_alpha``, ``measured``, ``reference_sweep``), which the bottom of the page sets."""
+    ``mode``), the containers and what α does not move (``fit``, ``held_up_to``, ``breakeven_alpha``,
+    ``measured``, ``reference_sweep``), which the bottom of the page sets. The headline
+    (pages/parts/calculator_headline.py) and the views read them as one :class:`AtAlpha`."""
     # Shown to three decimals, as the typed field, a link and the Live page's α carry it: at the step's
     # two, a typed 0.805 had read 0.81 on the slider while the figures were at 0.805 (a browser pass).
     alpha = field_widget(alpha_box.slider, "alpha", help=t("calc.alpha_help", lang), format="%.3f")
-    chosen = replace(chosen, alpha=alpha)
+    at = AtAlpha(replace(chosen, alpha=alpha), mode, lang, fit, held_up_to, breakeven_alpha, measured)
     with headline:
-        show_url_notices(st, lang, first=("alpha",))  # α's first: it is drawn first
-
-        try:
-            here = calculator.headline(chosen, fit)
-        except ValueError as exc:
-            st.error(t("calc.bad_input", lang, error=message(exc, lang)))
-            st.stop()
-
-        off = scenario.knobs_off_preset(chosen) if mode == "step" else {}
-        # With every knob set (a calibration's link sets all nine) no cost is drawn: the band is the
-        # model's own error alone, and its captions say so rather than offer a calibration to narrow it.
-        held = "_held" if len(off) == len(scenario.COST_KNOBS) else ""
-        if off:
-            st.badge(t("calc.off_preset", lang, engine=sidebar.engine.name), icon=":material/tune:", color="orange")
-            st.caption(t("calc.off_preset_detail", lang, engine=sidebar.engine.name, knobs=knobs_said(off, lang)))
-
-        speed = here["speedup"]
-        # A batch the memory does not hold gets no speedup: the headline says so and how to make it fit.
-        if fit is not None and not fit["fits"]:
-            ways = calculator.ways_to_fit(chosen, settings.get("SPECVIZ_CONTEXT_MAX"))
-            st.error(t("calc.memory.no_fit" if fit["fits_plain"] else "calc.memory.no_fit_plain", lang, batch=batch,
-                       need=fit["need"], usable=fit["usable"], devices=chosen.tp * chosen.dp, limit=fit["max_batch"],
-                       limit_plain=fit["max_batch_plain"], gamma=gamma,
-                       ways="; ".join(message(way, lang) for way in ways) or t("calc.memory.no_way", lang)))
-
-        # How the draft's γ positions are proposed: a pass each (the keys without a suffix), one pass for
-        # all, or on the host.
-        drafting = regime.message_suffix(chosen.draft.kind)
-        row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
-        row.metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
-                   help=t("calc.m.expected_tokens_help", lang, gamma=gamma), width="content")
-        row.metric(t("calc.m.vllm_rate", lang), f"{spec.acceptance_rate_from_alpha(alpha, gamma, **chosen.reuse):.2f}",
-                   help=t("calc.m.vllm_rate_help", lang, alpha=alpha), width="content")
-        row.metric(t("calc.m.verify_cost", lang), f"{here['verify_cost']:.2f}×", help=t("calc.m.verify_cost_help", lang),
-                   width="content")
-        row.metric(t("calc.m.draft_cost", lang), f"{here['draft_cost']:.3f}×",
-                   help=t(f"calc.m.draft_cost_help{drafting}", lang, gamma=gamma), width="content")
-        fits = fit is None or fit["fits"]
-        notes: list[str] = []  # the headline's notes, one caption: each element costs the browser a redraw
-        if fits:
-            # Three places where two would read 1.00× for a speedup that is not 1 (0.9992: "1.00×, −0%").
-            near_one = round(speed, 2) == 1 and round(speed, 3) != 1  # 0.99999999 is 1: "1.000×, −0.0%" had read as a loss
-            row.metric(t("calc.m.speedup", lang), f"{speed:.3f}×" if near_one else f"{speed:.2f}×",
-                       delta=f"{speed - 1:+.1%}" if near_one else f"{0.0 if round(speed, 3) == 1 else speed - 1:+.0%}",
-                       delta_color="normal", help=t("calc.m.speedup_help", lang), width="content")
-        if fit is not None:
-            row = st.container(horizontal=True)
-            # A steady load's steps carry its arriving prompts too, which the helps say (a browser pass:
-            # "one token per sequence" and "decode only" beside a step of 336 positions).
-            load = "_load" if chosen.prefill else ""
-            prompts = float(chosen.prompts_per_step(batch)) if chosen.prefill else 0.0
-            row.metric(t("calc.m.plain_step", lang), f"{here['baseline_step_ms']:,.2f} ms",
-                       help=t(f"calc.m.plain_step_help{load}", lang, batch=batch, prompts=prompts), width="content")
-            row.metric(t("calc.m.spec_step", lang), f"{here['spec_step_ms']:,.2f} ms",
-                           help=t(f"calc.m.spec_step_help{drafting}", lang, gamma=gamma, draft=here["draft_step_ms"],
-                                  drafts=gamma * here["draft_step_ms"], verify=here["verify_step_ms"]), width="content")
-            if fit["fits_plain"]:
-                row.metric(t("calc.m.plain_tokens", lang), f"{here['baseline_tokens_per_s']:,.0f}",
-                           help=t(f"calc.m.tokens_help{load}", lang, batch=batch), width="content")
-            if fits:
-                row.metric(t("calc.m.spec_tokens", lang), f"{here['spec_tokens_per_s']:,.0f}",
-                           help=t(f"calc.m.tokens_help{load}", lang, batch=batch), width="content")
-                low, high, ideal = here["low"], here["high"], here["ideal_speedup"]
-                low_shown, high_shown = calculator.band_shown(low, high)
-                st.markdown(t(f"calc.band.{calculator.band_verdict(low, high)}", lang, low=low_shown, high=high_shown,
-                              speedup=speed))
-                if chosen.prefill:  # a step the engine's budget does not admit: the Latency view's queue without end
-                    room = workload.prompt_room(chosen, alpha, gamma, batch)
-                    if not bool(room["keeps_up_spec"]):
-                        budget = chosen.engine.memory.budget
-                        st.warning(t("calc.load_over_budget", lang, batch=batch, budget=int(room["budget"]),
-                                     engine=budget.engine, flag=budget.flag))
-                notes += [how_sure(sidebar.engine.name, bool(held), lang),
-                          t("calc.ideal_caption" if round(ideal, 2) >= round(speed, 2) else "calc.ideal_caption_below", lang,
-                            ideal=ideal)]
-                notes += [message(evidence.measured_notice(row), lang) for _, row in measured.iterrows()]
-                if chosen.prefill:  # what the load's prompts take from the speedup
-                    prompts = float(chosen.prompts_per_step(batch))
-                    decode_only = float(calculator.evaluate_scenario(replace(chosen, prefill=False), alpha, gamma, batch,
-                                                                     context)["speedup"])
-                    notes.append(t("calc.load_note", lang, batch=batch, input=chosen.input_tokens,
-                                   output=chosen.output_tokens, plain=prompts, spec=prompts * here["expected_tokens"],
-                                   decode=decode_only))
-            notes.append(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=sidebar.engine.name,
-                           source=sidebar.engine.memory_source, gamma=gamma) if fit["weighed"]
-                         else t("calc.memory.not_weighed", lang, gpu=chosen.gpu.name, batch=batch))
-            if (full := calculator.equal_memory(chosen)) is not None:
-                # Under a batch that does not fit, said not to be its figure (a consistency pass: 1.89× under
-                # "Batch 64 does not fit" read as the page's speedup).
-                notes.append(t("calc.memory.equal" if fit["fits"] else "calc.memory.equal_not_yours", lang, **full,
-                               yours=batch))
-            st.caption(paragraphs(notes))
-        if mode == "step":
-            crossings = regime.regime_crossovers(chosen, alpha, gamma, context, batch_max)
-            regime_key, explain_key, figures = regime.regime_explanation(chosen, here)
-            st.badge(t(regime_key, lang), color="green" if regime_key.endswith("memory") else "orange")
-            groups = t("calc.regime_groups", lang, dp=chosen.dp) if chosen.dp > 1 else ""
-            st.caption(t(regime.ridge_detail_key(figures), lang, **figures, groups=groups))
-            st.info(t(explain_key, lang, **figures, batch=batch, gamma=gamma, limit=gamma + 1,
-                      verify_batch=regime.at_batch(crossings["verify"], batch_max),
-                      baseline_batch=regime.at_batch(crossings["baseline"], batch_max)))
-            notes = [message(n, lang) for n in regime.explanation_notes(figures, chosen.draft.kind, gamma, context)]
-            if (tax := regime.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
-                verdict = regime.expert_tax_verdict(tax, alpha, gamma, batch, fits, held_up_to, batch_max)
-                notes.append(" ".join([t("calc.expert_tax", lang, **tax), *(message(n, lang) for n in verdict)]))
-            if notes:
-                st.caption(paragraphs(notes))
-        else:
-            st.caption(t("calc.ratios_note", lang))
-
-        best_gamma_frame, best_gamma = calculator.gamma_sweep(chosen, alpha, batch, context, gamma_max)
-        row = st.container(horizontal=True)
-        # Whether speculation pays at this batch (its break-even, its best γ) is no question where the
-        # memory does not hold the batch; the passes' costs above are still what they are.
-        if fits and best_gamma is not None:  # the batch fits at γ, so at the best γ of those that hold it
-            best_speed = float(best_gamma_frame.loc[best_gamma_frame["gamma"] == best_gamma, "speedup"].iloc[0])
-            # Below 1 no verify pass is cheap enough (none costs less than a plain pass): the drafts alone
-            # cost more than they return.
-            breakeven_verify = float(spec.breakeven_verify_cost(alpha, gamma, here["draft_cost"], **chosen.reuse))
-            row.metric(t("calc.m.breakeven_verify", lang), "—" if breakeven_verify < 1 else f"{breakeven_verify:.2f}×",
-                       help=t("calc.m.breakeven_verify_help", lang), width="content")
-            row.metric(t("calc.m.breakeven_alpha", lang), "—" if math.isnan(breakeven_alpha) else f"{breakeven_alpha:.2f}",
-                       help=t("calc.m.breakeven_alpha_help", lang), width="content")
-            row.metric(t("calc.m.best_gamma", lang),
-                       t("calc.m.best_gamma_value" if best_speed > 1 else "calc.m.best_gamma_none", lang, gamma=best_gamma,
-                         speedup=best_speed), help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max), width="content")
-
-
-    def show_batch() -> None:
-        limit = fit["max_batch"] if fit is not None else None
-        if limit == 0:  # not one sequence fits with the draft: no batch has a speedup to draw
-            st.info(t("calc.memory.view_none_fit", lang))
-            return
-        yours, your_crossings = calculator.batch_sweep(chosen, [alpha], gamma, context, batch_max)
-        reference, reference_crossings = reference_sweep
-        crossings = pd.concat([reference_crossings, your_crossings]).drop_duplicates(ignore_index=True)
-        band = calculator.band_vs_batch(chosen, alpha, gamma, context, batch_max)
-        altair_chart(charts.speedup_vs_batch_spec(reference, crossings, lang, band=band, limit=limit,
-                                                  here=(batch, speed) if fits and mode == "step" else None,
-                                                  yours=yours))
-        notes = [t("calc.memory.chart_limit", lang, batch=limit, plain=fit["max_batch_plain"])
-                 ] if limit is not None and limit < batch_max else []
-        notes.append(t("calc.crossover_caption", lang, alpha=alpha,
-                       batch=regime.at_batch(calculator.loses_from(crossings, alpha), held_up_to)))
-        if dipped := calculator.dips(crossings, alpha):
-            notes.append(t("calc.crossover_dips", lang, alpha=alpha,
-                           ranges=", ".join(f"{first:,}–{last:,}" for first, last in dipped)))
-        elif others := calculator.dipping_alphas(crossings, alpha):
-            notes.append(t("calc.crossover_dips_other", lang, alphas=", ".join(f"{a:g}" for a in others)))
-        st.caption(paragraphs(notes + [t(f"calc.band_caption{held}", lang, alpha=alpha, engine=sidebar.engine.name)]))
-        csv_download(lambda: calculator.batch_table(chosen, alpha, gamma, context, batch_max, band, limit),
-                     "specviz_speedup_vs_batch.csv", "download_batch", lang)
-
+        shown = show_headline(at)
+    chosen = at.chosen
 
     # Each view's renderer, whether it needs the step model and whether it gives speedups at this batch
     # (none for a batch the memory does not hold), by id (VIEW_IDS gives the order).
     VIEWS = {"table": (lambda: show_table(chosen, alpha, gamma, batch, context, mode, lang), False, True),
-             "batch": (show_batch, True, False),
+             "batch": (lambda: show_batch(at, shown.speedup if shown.fits else None, shown.held, reference_sweep),
+                       True, False),
              "heatmap": (lambda: show_heatmap(chosen, gamma, context, batch_max, fit, lang), True, False),
-             "gamma": (lambda: show_gamma(best_gamma_frame, best_gamma, batch, lang), False, True),
+             "gamma": (lambda: show_gamma(shown.gamma_frame, shown.best_gamma, batch, lang), False, True),
              "roofline": (lambda: show_roofline(chosen, gamma, batch, context, alpha, lang), True, False),
              "latency": (lambda: show_latency(chosen, alpha, gamma, batch, lang, load_tokens), True, True),
              "serve": (lambda: show_serve(chosen, alpha, gamma, batch, context, lang), True, False)}
@@ -338,7 +187,7 @@ def at_alpha(chosen: scenario.Scenario, open_view: str) -> None:
     with view_box:
         if needs_step and mode != "step":
             st.info(t("calc.needs_step", lang))
-        elif at_this_batch and not fits:
+        elif at_this_batch and not shown.fits:
             st.info(t("calc.memory.view_no_fit", lang, batch=batch, limit=fit["max_batch"]))
         else:
             show()

@@ -1,9 +1,12 @@
-"""The calculator's Table, Heatmap, Best γ and Roofline views and its link to the scenario (a helper of
-pages/what-if.py, not a page); the views' ids and the controls a link carries with each."""
+"""The calculator's Table, By batch, Heatmap, Best γ and Roofline views and its link to the scenario (a
+helper of pages/what-if.py, not a page); what they read at one α (:class:`AtAlpha`), the views' ids
+and the controls a link carries with each."""
 
 from __future__ import annotations
 
 import urllib.parse
+from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -20,6 +23,24 @@ VIEW_IDS = ("table", "batch", "heatmap", "gamma", "roofline", "latency", "serve"
 # the URL).
 VIEW_CONTROLS = {"latency": ("workload", "input_tokens", "output_tokens", "latency_rates"),
                  "serve": ("serve_engine", *serving.VERSION_KEYS.values(), "serve_method")}
+
+
+@dataclass(frozen=True)
+class AtAlpha:
+    """The calculator at one α: the scenario with it (``chosen``: α, γ, batch, context and the rest),
+    the page's mode and language, and what the page found once a run, which α does not move: the
+    batch's fit in memory (None in ``ratios`` mode), the largest batch the memory holds up to the
+    batch limit (``held_up_to``), the α at which speculation breaks even, and the published
+    measurements of this setup (``measured``)."""
+
+    chosen: scenario.Scenario
+    mode: str
+    lang: str
+    fit: dict[str, Any] | None
+    held_up_to: int
+    breakeven_alpha: float
+    measured: pd.DataFrame
+
 
 
 def paragraphs(notes: list[str]) -> str:
@@ -43,6 +64,38 @@ def show_table(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
                      batch=batch))
     titled_table(table, lang, decimals=3)
     csv_download(table, "specviz_alpha_table.csv", "download_table", lang)
+
+
+def show_batch(at: AtAlpha, speedup: float | None, held: bool,
+               reference_sweep: tuple[pd.DataFrame, pd.DataFrame]) -> None:
+    """The By-batch view: the speedup against the batch at the reference α (``reference_sweep``, which
+    α does not move) and at the user's, with its band, up to the batches the memory holds; the
+    headline's ``speedup`` marked at this batch where it has one; ``held``: every cost knob set."""
+    chosen, fit, lang, batch_max = at.chosen, at.fit, at.lang, settings.get("SPECVIZ_BATCH_MAX")
+    alpha, gamma, context = chosen.alpha, chosen.gamma, chosen.context
+    limit = fit["max_batch"] if fit is not None else None
+    if limit == 0:  # not one sequence fits with the draft: no batch has a speedup to draw
+        st.info(t("calc.memory.view_none_fit", lang))
+        return
+    yours, your_crossings = calculator.batch_sweep(chosen, [alpha], gamma, context, batch_max)
+    reference, reference_crossings = reference_sweep
+    crossings = pd.concat([reference_crossings, your_crossings]).drop_duplicates(ignore_index=True)
+    band = calculator.band_vs_batch(chosen, alpha, gamma, context, batch_max)
+    altair_chart(charts.speedup_vs_batch_spec(reference, crossings, lang, band=band, limit=limit,
+                                              here=None if speedup is None else (chosen.batch, speedup), yours=yours))
+    notes = [t("calc.memory.chart_limit", lang, batch=limit, plain=fit["max_batch_plain"])
+             ] if limit is not None and limit < batch_max else []
+    notes.append(t("calc.crossover_caption", lang, alpha=alpha,
+                   batch=regime.at_batch(calculator.loses_from(crossings, alpha), at.held_up_to)))
+    if dipped := calculator.dips(crossings, alpha):
+        notes.append(t("calc.crossover_dips", lang, alpha=alpha,
+                       ranges=", ".join(f"{first:,}–{last:,}" for first, last in dipped)))
+    elif others := calculator.dipping_alphas(crossings, alpha):
+        notes.append(t("calc.crossover_dips_other", lang, alphas=", ".join(f"{a:g}" for a in others)))
+    st.caption(paragraphs(notes + [t(f"calc.band_caption{'_held' if held else ''}", lang, alpha=alpha,
+                                     engine=chosen.engine.name)]))
+    csv_download(lambda: calculator.batch_table(chosen, alpha, gamma, context, batch_max, band, limit),
+                 "specviz_speedup_vs_batch.csv", "download_batch", lang)
 
 
 def show_heatmap(chosen: scenario.Scenario, gamma: int, context: int, batch_max: int, fit: dict | None,

@@ -1,0 +1,168 @@
+"""The calculator's headline at one α (a helper of pages/what-if.py, not a page): the speedup and its
+band, the passes' costs and steps, whether the batch fits in memory, the regime and the expert tax,
+the break-evens and the best γ."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import pandas as pd
+import streamlit as st
+
+from pages.parts.calculator_views import AtAlpha, paragraphs
+from pages.parts.controls import show_url_notices
+from pages.parts.shared import how_sure, knobs_said
+from specviz import calculator, regime, scenario, settings, workload
+from specviz.advice import evidence
+from specviz.i18n import message, t
+from specviz.model import spec
+
+
+@dataclass(frozen=True)
+class Headline:
+    """What the views read of the headline: the speedup (``fits``: the memory holds the batch, so it
+    is one), ``held`` (every cost knob set: the band is the model's error alone) and the speedup at
+    each γ with the best γ."""
+
+    speedup: float
+    fits: bool
+    held: bool
+    gamma_frame: pd.DataFrame
+    best_gamma: int | None
+
+
+def show_headline(at: AtAlpha) -> Headline:
+    """The headline at ``at``'s α, drawn where the caller's container is; a scenario the model refuses
+    is said and the page stops."""
+    chosen = at.chosen
+    alpha, gamma, batch, context = chosen.alpha, chosen.gamma, chosen.batch, chosen.context
+    fit, mode, lang = at.fit, at.mode, at.lang
+    gamma_max, batch_max = settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX")
+    show_url_notices(st, lang, first=("alpha",))  # α's first: it is drawn first
+
+    try:
+        here = calculator.headline(chosen, fit)
+    except ValueError as exc:
+        st.error(t("calc.bad_input", lang, error=message(exc, lang)))
+        st.stop()
+
+    off = scenario.knobs_off_preset(chosen) if mode == "step" else {}
+    # With every knob set (a calibration's link sets all nine) no cost is drawn: the band is the
+    # model's own error alone, and its captions say so rather than offer a calibration to narrow it.
+    held = "_held" if len(off) == len(scenario.COST_KNOBS) else ""
+    if off:
+        st.badge(t("calc.off_preset", lang, engine=chosen.engine.name), icon=":material/tune:", color="orange")
+        st.caption(t("calc.off_preset_detail", lang, engine=chosen.engine.name, knobs=knobs_said(off, lang)))
+
+    speed = here["speedup"]
+    # A batch the memory does not hold gets no speedup: the headline says so and how to make it fit.
+    if fit is not None and not fit["fits"]:
+        ways = calculator.ways_to_fit(chosen, settings.get("SPECVIZ_CONTEXT_MAX"))
+        st.error(t("calc.memory.no_fit" if fit["fits_plain"] else "calc.memory.no_fit_plain", lang, batch=batch,
+                   need=fit["need"], usable=fit["usable"], devices=chosen.tp * chosen.dp, limit=fit["max_batch"],
+                   limit_plain=fit["max_batch_plain"], gamma=gamma,
+                   ways="; ".join(message(way, lang) for way in ways) or t("calc.memory.no_way", lang)))
+
+    # How the draft's γ positions are proposed: a pass each (the keys without a suffix), one pass for
+    # all, or on the host.
+    drafting = regime.message_suffix(chosen.draft.kind)
+    row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
+    row.metric(t("calc.m.expected_tokens", lang), f"{here['expected_tokens']:.2f}",
+               help=t("calc.m.expected_tokens_help", lang, gamma=gamma), width="content")
+    row.metric(t("calc.m.vllm_rate", lang), f"{spec.acceptance_rate_from_alpha(alpha, gamma, **chosen.reuse):.2f}",
+               help=t("calc.m.vllm_rate_help", lang, alpha=alpha), width="content")
+    row.metric(t("calc.m.verify_cost", lang), f"{here['verify_cost']:.2f}×", help=t("calc.m.verify_cost_help", lang),
+               width="content")
+    row.metric(t("calc.m.draft_cost", lang), f"{here['draft_cost']:.3f}×",
+               help=t(f"calc.m.draft_cost_help{drafting}", lang, gamma=gamma), width="content")
+    fits = fit is None or fit["fits"]
+    notes: list[str] = []  # the headline's notes, one caption: each element costs the browser a redraw
+    if fits:
+        # Three places where two would read 1.00× for a speedup that is not 1 (0.9992: "1.00×, −0%").
+        near_one = round(speed, 2) == 1 and round(speed, 3) != 1  # 0.99999999 is 1: "1.000×, −0.0%" had read as a loss
+        row.metric(t("calc.m.speedup", lang), f"{speed:.3f}×" if near_one else f"{speed:.2f}×",
+                   delta=f"{speed - 1:+.1%}" if near_one else f"{0.0 if round(speed, 3) == 1 else speed - 1:+.0%}",
+                   delta_color="normal", help=t("calc.m.speedup_help", lang), width="content")
+    if fit is not None:
+        row = st.container(horizontal=True)
+        # A steady load's steps carry its arriving prompts too, which the helps say (a browser pass:
+        # "one token per sequence" and "decode only" beside a step of 336 positions).
+        load = "_load" if chosen.prefill else ""
+        prompts = float(chosen.prompts_per_step(batch)) if chosen.prefill else 0.0
+        row.metric(t("calc.m.plain_step", lang), f"{here['baseline_step_ms']:,.2f} ms",
+                   help=t(f"calc.m.plain_step_help{load}", lang, batch=batch, prompts=prompts), width="content")
+        row.metric(t("calc.m.spec_step", lang), f"{here['spec_step_ms']:,.2f} ms",
+                       help=t(f"calc.m.spec_step_help{drafting}", lang, gamma=gamma, draft=here["draft_step_ms"],
+                              drafts=gamma * here["draft_step_ms"], verify=here["verify_step_ms"]), width="content")
+        if fit["fits_plain"]:
+            row.metric(t("calc.m.plain_tokens", lang), f"{here['baseline_tokens_per_s']:,.0f}",
+                       help=t(f"calc.m.tokens_help{load}", lang, batch=batch), width="content")
+        if fits:
+            row.metric(t("calc.m.spec_tokens", lang), f"{here['spec_tokens_per_s']:,.0f}",
+                       help=t(f"calc.m.tokens_help{load}", lang, batch=batch), width="content")
+            low, high, ideal = here["low"], here["high"], here["ideal_speedup"]
+            low_shown, high_shown = calculator.band_shown(low, high)
+            st.markdown(t(f"calc.band.{calculator.band_verdict(low, high)}", lang, low=low_shown, high=high_shown,
+                          speedup=speed))
+            if chosen.prefill:  # a step the engine's budget does not admit: the Latency view's queue without end
+                room = workload.prompt_room(chosen, alpha, gamma, batch)
+                if not bool(room["keeps_up_spec"]):
+                    budget = chosen.engine.memory.budget
+                    st.warning(t("calc.load_over_budget", lang, batch=batch, budget=int(room["budget"]),
+                                 engine=budget.engine, flag=budget.flag))
+            notes += [how_sure(chosen.engine.name, bool(held), lang),
+                      t("calc.ideal_caption" if round(ideal, 2) >= round(speed, 2) else "calc.ideal_caption_below", lang,
+                        ideal=ideal)]
+            notes += [message(evidence.measured_notice(found), lang) for _, found in at.measured.iterrows()]
+            if chosen.prefill:  # what the load's prompts take from the speedup
+                prompts = float(chosen.prompts_per_step(batch))
+                decode_only = float(calculator.evaluate_scenario(replace(chosen, prefill=False), alpha, gamma, batch,
+                                                                 context)["speedup"])
+                notes.append(t("calc.load_note", lang, batch=batch, input=chosen.input_tokens,
+                               output=chosen.output_tokens, plain=prompts, spec=prompts * here["expected_tokens"],
+                               decode=decode_only))
+        notes.append(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=chosen.engine.name,
+                       source=chosen.engine.memory_source, gamma=gamma) if fit["weighed"]
+                     else t("calc.memory.not_weighed", lang, gpu=chosen.gpu.name, batch=batch))
+        if (full := calculator.equal_memory(chosen)) is not None:
+            # Under a batch that does not fit, said not to be its figure (a consistency pass: 1.89× under
+            # "Batch 64 does not fit" read as the page's speedup).
+            notes.append(t("calc.memory.equal" if fit["fits"] else "calc.memory.equal_not_yours", lang, **full,
+                           yours=batch))
+        st.caption(paragraphs(notes))
+    if mode == "step":
+        crossings = regime.regime_crossovers(chosen, alpha, gamma, context, batch_max)
+        regime_key, explain_key, figures = regime.regime_explanation(chosen, here)
+        st.badge(t(regime_key, lang), color="green" if regime_key.endswith("memory") else "orange")
+        groups = t("calc.regime_groups", lang, dp=chosen.dp) if chosen.dp > 1 else ""
+        st.caption(t(regime.ridge_detail_key(figures), lang, **figures, groups=groups))
+        st.info(t(explain_key, lang, **figures, batch=batch, gamma=gamma, limit=gamma + 1,
+                  verify_batch=regime.at_batch(crossings["verify"], batch_max),
+                  baseline_batch=regime.at_batch(crossings["baseline"], batch_max)))
+        notes = [message(n, lang) for n in regime.explanation_notes(figures, chosen.draft.kind, gamma, context)]
+        if (tax := regime.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
+            verdict = regime.expert_tax_verdict(tax, alpha, gamma, batch, fits, at.held_up_to, batch_max)
+            notes.append(" ".join([t("calc.expert_tax", lang, **tax), *(message(n, lang) for n in verdict)]))
+        if notes:
+            st.caption(paragraphs(notes))
+    else:
+        st.caption(t("calc.ratios_note", lang))
+
+    best_gamma_frame, best_gamma = calculator.gamma_sweep(chosen, alpha, batch, context, gamma_max)
+    row = st.container(horizontal=True)
+    # Whether speculation pays at this batch (its break-even, its best γ) is no question where the
+    # memory does not hold the batch; the passes' costs above are still what they are.
+    if fits and best_gamma is not None:  # the batch fits at γ, so at the best γ of those that hold it
+        best_speed = float(best_gamma_frame.loc[best_gamma_frame["gamma"] == best_gamma, "speedup"].iloc[0])
+        # Below 1 no verify pass is cheap enough (none costs less than a plain pass): the drafts alone
+        # cost more than they return.
+        breakeven_verify = float(spec.breakeven_verify_cost(alpha, gamma, here["draft_cost"], **chosen.reuse))
+        row.metric(t("calc.m.breakeven_verify", lang), "—" if breakeven_verify < 1 else f"{breakeven_verify:.2f}×",
+                   help=t("calc.m.breakeven_verify_help", lang), width="content")
+        row.metric(t("calc.m.breakeven_alpha", lang), "—" if math.isnan(at.breakeven_alpha) else f"{at.breakeven_alpha:.2f}",
+                   help=t("calc.m.breakeven_alpha_help", lang), width="content")
+        row.metric(t("calc.m.best_gamma", lang),
+                   t("calc.m.best_gamma_value" if best_speed > 1 else "calc.m.best_gamma_none", lang, gamma=best_gamma,
+                     speedup=best_speed), help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max), width="content")
+    return Headline(speed, fits, bool(held), best_gamma_frame, best_gamma)
