@@ -153,14 +153,17 @@ def _record(args: argparse.Namespace) -> tuple[str, int]:
         interrupted = True
     finally:
         store.close()
-    if not summary.recorded and not summary.too_soon:
-        if summary.last_failure is not None:
-            raise UsageError("cli.record.all_failed_last", source=scrape.shown(args.source), failed=summary.failed,
-                             error=summary.last_failure)
-        raise UsageError("cli.record.all_failed", source=scrape.shown(args.source), failed=summary.failed)
     report = {"source": scrape.shown(args.source), "db": str(args.db or settings.get("SPECVIZ_DB")),
               "polls": summary.polls, "recorded": summary.recorded, "failed": summary.failed,
               "too_soon": summary.too_soon, "windows": summary.windows, "interrupted": interrupted}
+    if not summary.recorded and not summary.too_soon:
+        # Said on stderr as any error, and the summary still on stdout: a script that reads it learns
+        # how many polls failed, as it does where some succeeded.
+        failed = (Notice("cli.record.all_failed_last", source=scrape.shown(args.source), failed=summary.failed,
+                         error=summary.last_failure) if summary.last_failure is not None
+                  else Notice("cli.record.all_failed", source=scrape.shown(args.source), failed=summary.failed))
+        print(f"specviz: error: {words(failed, args.lang)}", file=sys.stderr)
+        return json_text(report), 2
     return json_text(report), 0
 
 
@@ -195,7 +198,7 @@ A failed poll (server down or restarting, refused answer, store locked) is a pro
 end; the next poll that succeeds stores its window against the last scrape stored, counted from zero
 where the counters went down or `process_start_time_seconds` changed (a restart; a start before the
 last stored scrape is another process's, and that poll is not stored). Exit 0 if any poll was stored, else 2 with the last failure on the
-final line.
+final line of stderr (the summary still on stdout).
 """
 
 _PROMETHEUS_DOC = """\
