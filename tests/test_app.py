@@ -3370,6 +3370,18 @@ class TestClaimsPage:
         assert beyond.number_input(key="claim_gamma").value is None
         assert any(w.value.startswith("The sentence names γ 99, outside the draft lengths") for w in beyond.warning)
 
+    def test_a_sentences_context_is_the_checks_and_undoable(self):
+        """A browser pass: "context 8k" had been left at the page's 1,024 tokens, and batch 512 judged
+        as holding where at 8,192 it does not fit."""
+        at = read_sentence(claims_app(), "1.8x at batch 512 with MTP on DeepSeek-R1, 8x B200, FP8, context 8k")
+        assert at.select_slider(key="context").value == 8192
+        assert i18n.md("claims.sentence.item.context", value="8,192") in "\n".join(m.value for m in at.markdown)
+        assert any(e.value.startswith("**Impossible here:** batch 512 does not fit") for e in at.error)
+        undo = next(i for i, item in enumerate(at.session_state["claim_reading"]["items"]) if item["key"] == "context")
+        at.button(key=f"claims_undo_{undo}").click().run()
+        assert not at.exception and at.select_slider(key="context").value == 1024
+        assert not any("Impossible here" in element.value for element in (*at.error, *at.warning, *at.success))
+
     def test_a_slides_sentence_is_read_into_the_scenario_each_item_undoable(self):
         at = claims_app()
         at.text_area(key="claim_sentence").set_value(

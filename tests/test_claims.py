@@ -157,7 +157,7 @@ class TestReadSentence:
             "Up to 3.2x faster decoding with speculative decoding on H100 (Llama-3.1-70B, EAGLE-3)", PRESETS)
         assert (reading.speedup, reading.gpu, reading.target, reading.draft) == (3.2, "H100-SXM", "Llama-3.1-70B", "eagle3")
         assert reading.batch is None and reading.dataset is None
-        assert reading.unstated == ("batch", "dataset", "temperature", "output_length", "acceptance")
+        assert reading.unstated == ("batch", "context", "dataset", "temperature", "output_length", "acceptance")
 
     @pytest.mark.parametrize("text, speedup", [
         ("Mixtral 8x gets 2x", 2.0),  # the experts of Mixtral 8x7B: read as the claim, it was 8×
@@ -174,16 +174,16 @@ class TestReadSentence:
     @pytest.mark.parametrize("text, expected", [
         # Mixtral's "8x7B" is a name, not the claim; a batch, a dataset and the temperature stated.
         ("Mixtral-8x7B runs 2.1x faster on MI355X with n-gram at batch 64, temperature 0, MT-Bench",
-         (2.1, 64, "MI355X", "Mixtral-8x7B", "ngram", "MT-Bench", ("output_length", "acceptance"))),
+         (2.1, 64, "MI355X", "Mixtral-8x7B", "ngram", "MT-Bench", ("context", "output_length", "acceptance"))),
         ("DeepSeek-V3 with MTP: 1.8 times faster on GB200 NVL72",
-         (1.8, None, "GB200", "DeepSeek-V3", "mtp", None, ("batch", "dataset", "temperature", "output_length",
-                                                            "acceptance"))),
-        ("180% faster on B200 for gpt-oss-120b with P-EAGLE, synthetic acceptance, 64 concurrent requests",
+         (1.8, None, "GB200", "DeepSeek-V3", "mtp", None, ("batch", "context", "dataset", "temperature",
+                                                            "output_length", "acceptance"))),
+        ("180% faster on B200 for gpt-oss-120b with P-EAGLE, synthetic acceptance, 64 concurrent requests, 8k context",
          (2.8, 64, "B200", "gpt-oss-120b", "peagle", None, ("dataset", "temperature", "output_length"))),
         # No method named: asked (it had been judged on the sidebar's draft, unasked).
         ("lên đến 2,5 lần với Qwen3 32B trên H200", (2.5, None, "H200", "Qwen3-32B", None, None,
-                                                     ("method", "batch", "dataset", "temperature", "output_length",
-                                                      "acceptance"))),
+                                                     ("method", "batch", "context", "dataset", "temperature",
+                                                      "output_length", "acceptance"))),
     ])
     def test_what_each_states_and_leaves_out(self, text, expected):
         reading = claim_words.read_sentence(text, PRESETS)
@@ -200,6 +200,24 @@ class TestReadSentence:
         ("2x on 8 GPUs with Llama-3 8B", None), ("2x with top-k=3", None), ("2x with 99 draft tokens", None)])
     def test_the_draft_length_a_sentence_names(self, text, gamma):
         assert claim_words.read_sentence(text, PRESETS).gamma == gamma
+
+    @pytest.mark.parametrize("text, context", [
+        ("1.8x at batch 512 with MTP on DeepSeek-R1, 8x B200, FP8, context 8k", 8192),
+        ("2x with an 8k context", 8192), ("3x at 8,192-token context", 8192), ("2x, 32K tokens of context", 32768),
+        ("2x with a 128k-context window", 131072), ("2x, context length of 8,192 tokens", 8192),
+        ("2x, ctx=32768", 32768), ("2x with context 1.5k", 1536), ("3x với ngữ cảnh 8k trên H100", 8192),
+        # Not a context: a dataset's name, a count of GPUs, a precision, a batch.
+        ("2x on GSM8K at batch 4", None), ("2x on 8x H100 with FP8", None), ("2x at batch 256", None)])
+    def test_the_context_a_sentence_names(self, text, context):
+        """A browser pass: "context 8k" was read as nothing, and the check of a batch that does not fit
+        at 8,192 tokens was worked at the page's 1,024, where it does."""
+        reading = claim_words.read_sentence(text, PRESETS)
+        assert (reading.context, reading.context_beyond) == (context, None)
+        assert ("context" in reading.unstated) == (context is None)
+
+    def test_a_context_past_the_longest_weighed_is_said_not_dropped(self):
+        reading = claim_words.read_sentence("2x with 1M context", PRESETS)
+        assert (reading.context, reading.context_beyond) == (None, 1024 ** 2) and "context" not in reading.unstated
 
     @pytest.mark.parametrize("text, beyond", [("2x with 99 draft tokens", 99), ("2x, num_speculative_tokens=17", 17),
                                               ("2x with γ=0", 0), ("2x with 5 draft tokens", None)])

@@ -1017,6 +1017,21 @@ class TestClaimCommand:
             assert sentence[key] == linked[key], key
         assert sentence["required_gamma"] == 5 and sentence["tp"] == 1
 
+    def test_a_sentences_context_sets_the_check_and_the_option_stands_over_it(self, capsys):
+        """A browser pass: "context 8k" was read as nothing, and batch 512 was judged as holding at
+        the default 1,024 tokens, where at 8,192 it does not fit."""
+        sentence = "1.8x at batch 512 with MTP on DeepSeek-R1, 8x B200, FP8, context 8k"
+        code, out, _ = run(capsys, "claim", sentence)
+        read = json.loads(out)
+        _, out, _ = run(capsys, "claim", "1.8x", "?gpu=B200&target=DeepSeek-V3&precision=fp8-weights&tp=8&context=8192",
+                        "--batch", "512")
+        linked = json.loads(out)
+        assert code == 0 and read["read_from_sentence"]["context"] == 8192 and read["verdict"] == "impossible"
+        for key in ("verdict", "headline", "holds_at_batches"):
+            assert read[key] == linked[key], key
+        _, out, _ = run(capsys, "claim", sentence, "--context", "1024")
+        assert json.loads(out)["verdict"] != "impossible"
+
     def test_a_sentences_engine_sets_the_check_with_its_costs_as_on_the_page(self, capsys):
         """TensorRT-LLM named in the sentence: its engine and its preset's costs, over a link's cost knobs
         (which the page's choice of an engine sets to the preset, as the sidebar's does)."""

@@ -54,14 +54,17 @@ def apply_sentence() -> None:
         return
     target = reading.target or st.session_state.get("target", scenario.DEFAULT_TARGET)
     choices, unused = claim_words.sentence_choices(reading, known, target)
-    found = {"claim": f"{reading.speedup:g}x", "claim_batch": reading.batch, "claim_gamma": reading.gamma, **choices}
+    found = {"claim": f"{reading.speedup:g}x", "claim_batch": reading.batch, "claim_gamma": reading.gamma,
+             "context": reading.context, **choices}
     # A method the target cannot draft with (MTP on a model without MTP layers) is said, not dropped.
     not_applied = [{"method": unused, "target": known.models[target].name}] if unused else []
     items = []
     for key, value in found.items():
         if value is None:
             continue
-        items.append({"key": key, "value": value, "previous": st.session_state.get(key),
+        # The context slider is never empty: its undo goes back to its default where it had no value yet.
+        previous = st.session_state.get(key, scenario.FIELDS["context"].default if key == "context" else None)
+        items.append({"key": key, "value": value, "previous": previous,
                       "kept": {name: st.session_state.get(name) for name in KEPT_WITH.get(key, ())}})
         # What a new choice sets afresh, only where it is new: a sentence naming the sidebar's own GPU or
         # model had set the user's GPU count (and draft) back to the defaults (a browser pass).
@@ -85,7 +88,8 @@ def apply_sentence() -> None:
                                          "speedup": reading.speedup, "gpu_words": reading.gpu_words,
                                          "target_words": reading.target_words,
                                          "unknown_model": reading.unknown_model, "gpus": reading.gpus,
-                                         "gamma_beyond": reading.gamma_beyond, "same_speed": reading.same_speed,
+                                         "gamma_beyond": reading.gamma_beyond, "context_beyond": reading.context_beyond,
+                                         "same_speed": reading.same_speed,
                                          "speculation_said": reading.speculation_said,
                                          "draft_named": reading.draft is not None}
 
@@ -205,7 +209,8 @@ def show_reading(lang: str) -> None:
              "kv": str.upper,
              "engine": lambda engine: in_language(known.engines[engine].name, lang),
              "target": lambda model: model_choice_name(model, known, lang),
-             "draft": lambda draft: model_choice_name(draft, known, lang)}
+             "draft": lambda draft: model_choice_name(draft, known, lang),
+             "context": lambda context: f"{context:,}"}
     for index, item in holding:
         line = st.container(horizontal=True, vertical_alignment="center")
         value = shown.get(item["key"], str)(item["value"])
@@ -231,6 +236,8 @@ def show_reading(lang: str) -> None:
                       target=st.session_state["scenario"].target.name))
     if (beyond := reading.get("gamma_beyond")) is not None:
         st.warning(md("claims.sentence.gamma_beyond", lang, gamma=beyond, most=settings.get("SPECVIZ_GAMMA_MAX")))
+    if (beyond := reading.get("context_beyond")) is not None:
+        st.warning(md("claims.sentence.context_beyond", lang, context=beyond, most=settings.get("SPECVIZ_CONTEXT_MAX")))
     if (gpus := reading.get("gpus")) and scenario.split_of(gpus) is None:
         chosen = st.session_state["scenario"]
         st.warning(md("claims.sentence.gpus_not_split", lang, gpus=gpus, used=chosen.tp * chosen.dp))

@@ -245,7 +245,7 @@ _SPECULATION_WORDS = re.compile(r"specul|\bdraft|nháp|lookahead|multi-token", r
 _DATASETS = ("MT-Bench", "HumanEval", "GSM8K", "ShareGPT", "Alpaca", "CNN/DailyMail", "SWE-bench", "MBPP",
              "LiveCodeBench", "AIME", "Spec-Bench", "Arena-Hard", "MATH-500")
 # What a claim should state and often does not, each with the words that state it.
-UNSTATED = {"model": None, "hardware": None, "method": None, "batch": None, "dataset": None,
+UNSTATED = {"model": None, "hardware": None, "method": None, "batch": None, "context": None, "dataset": None,
             "temperature": r"temperature|greedy|sampling|\btemp\b",
             "output_length": r"output (?:length|tokens)|\bosl\b|tokens out|\d+\s*(?:output|generated) tokens",
             "acceptance": r"synthetic|simulated|measured acceptance|acceptance (?:rate|length)",
@@ -311,6 +311,28 @@ def _gamma(words: str) -> int | None:
     return int(next(value for value in found.groupdict().values() if value)) if found else None
 
 
+# The context length a sentence names, in tokens: "context 8k", "context length of 8,192 tokens",
+# "ctx=32768", "ngữ cảnh 8k", or before the word: "8k context", "8,192-token context", "32K tokens of
+# context", "128k-context window". A "k" is 1,024 tokens and an "M" 1,024² (an "8k context" is 8,192),
+# as model cards and engines write lengths (a browser pass: "context 8k" had been left at the page's
+# 1,024, and a batch that does not fit there was judged as holding).
+_LENGTH = r"\d{1,3}(?:,\d{3})+(?![\d.])|\d{1,7}(?:\.\d{1,3})?\s*[km]?\b"
+_CONTEXT = re.compile(rf"\b(?:context|ctx|ngữ\s+cảnh)(?:\s+(?:length|window|len|size|dài))?\s*(?:of\s+)?[=:]?\s*"
+                      rf"(?P<after>{_LENGTH})"
+                      rf"|(?<![\w.,])(?P<before>{_LENGTH})(?:\s*-?\s*tokens?)?(?:\s+of)?[\s-]+(?:context|ctx)\b",
+                      re.IGNORECASE)
+_LENGTH_UNITS = {"": 1, "k": 1024, "m": 1024 ** 2}
+
+
+def _context(words: str) -> int | None:
+    """The context length a sentence names (:data:`_CONTEXT`), in tokens, None where it names none."""
+    found = _CONTEXT.search(words)
+    if found is None:
+        return None
+    written = (found["after"] or found["before"]).replace(",", "").replace(" ", "").lower()
+    unit = written[-1] if written[-1] in "km" else ""
+    return round(float(written.removesuffix(unit)) * _LENGTH_UNITS[unit])
+
 # Serving engines as a sentence names them → the engine presets (data/engines.csv); vLLM is V1 unless
 # "V0" is written (V1 has been its engine since 0.8).
 _ENGINE_WORDS = (("trt-llm", r"\btensorrt[\s-]*llm\b|\btrt[\s-]*llm\b"), ("sglang", r"\bsglang\b"),
@@ -366,7 +388,9 @@ class SentenceReading:
     ``engine``, the serving engine's preset it names as the one measured (:func:`_engine`), None where
     it names none or names one only as what the figure is over ("faster than vLLM");
     ``speculation_said``, whether it says the figure is of speculative decoding at all (a drafting
-    method, or its words: :data:`_SPECULATION_WORDS`): "SGLang is 1.5x faster than vLLM" does not."""
+    method, or its words: :data:`_SPECULATION_WORDS`): "SGLang is 1.5x faster than vLLM" does not;
+    ``context``, the context length it names in tokens ("8k context": 8,192), ``context_beyond`` where
+    it is past ``SPECVIZ_CONTEXT_MAX``, the longest a check weighs, and left out."""
 
     speedup: float
     batch: int | None
@@ -389,6 +413,8 @@ class SentenceReading:
     target_words: str | None = None
     engine: str | None = None
     speculation_said: bool = True
+    context: int | None = None
+    context_beyond: int | None = None
 
 
 def _ships(model: Model, precision: str) -> bool:
@@ -630,8 +656,11 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     batch = batch_in_words(words)
     gamma = _gamma(words)
     in_range = gamma is None or 1 <= gamma <= settings.get("SPECVIZ_GAMMA_MAX")
+    context = _context(words)
+    context_held = context is None or context <= settings.get("SPECVIZ_CONTEXT_MAX")
     throughput = _THROUGHPUT_FIGURE.search(unbatched[figure.start():figure.end() + 40]) is not None
-    stated = {"batch": batch is not None, "dataset": dataset is not None, "method": draft is not None,
+    stated = {"batch": batch is not None, "context": context is not None, "dataset": dataset is not None,
+              "method": draft is not None,
               "model": target is not None or unknown_model is not None,
               "hardware": gpu is not None,
               "equal_footing": not throughput or _EQUAL_FOOTING.search(words) is not None}
@@ -642,7 +671,8 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
                            gpu_words, unknown_model, _gpu_count(unbatched, presets), gamma if in_range else None, _precision(words), _kv(words),
                            None if in_range else gamma, throughput and _SAME_SPEED.search(words) is not None,
                            target_words, _engine(words),
-                           bool(methods) or _SPECULATION_WORDS.search(words) is not None)
+                           bool(methods) or _SPECULATION_WORDS.search(words) is not None,
+                           context if context_held else None, None if context_held else context)
 
 
 def sentence_choices(reading: SentenceReading, presets: Presets, target: str) -> tuple[dict[str, str], str | None]:

@@ -95,7 +95,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
               gamma: int | None = None, measured: tuple[str, float, int] | None = None,
               overrides: dict[str, str] | None = None, lang: str = "en", sentence: bool = True) -> dict[str, Any]:
     """The Claims page's check of ``text`` ("up to 3x", "2.5x at batch 64", a number, or a slide's
-    whole sentence, whose GPU, model, method, precision, batch and γ set the scenario as the page sets them, under
+    whole sentence, whose GPU, model, method, precision, batch, γ and context set the scenario as the page sets them, under
     ``overrides``, and whose figure over another method is said: ``over``) on the scenario of a calculator link (with ``overrides`` over it): the verdict, its headline, reasons
     and conditions in words, what it requires at the easiest γ (or the claimed one), the best
     setting, the batches where it can hold, and the α each γ needs (``measured``: the acceptance
@@ -127,6 +127,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
         linked = linked_scenario(link, presets)
         target = (overrides or {}).get("target") or read.target or linked.target_id
         named, _ = claim_words.sentence_choices(read, presets, target)
+        named |= {} if read.context is None else {"context": str(read.context)}
         if named.get("engine", linked.engine.id) != linked.engine.id:
             # A new engine brings its preset's costs, as the page's (and the sidebar's) choice of one does.
             costs = scenario.preset_costs(presets.engines[named["engine"]])
@@ -173,8 +174,12 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             **({} if read is None else {"read_from_sentence": {
                 "gpu": read.gpu, "gpus": read.gpus, "target": read.target, "draft": read.draft, "dataset": read.dataset,
                 "gamma": read.gamma, "precision": read.precision, "kv": read.kv, "engine": read.engine,
+                "context": read.context,
                 **({} if read.gamma_beyond is None else {"gamma_beyond": read.gamma_beyond, "gamma_note": words(Notice(
                     "claims.sentence.gamma_beyond", gamma=read.gamma_beyond, most=settings.get("SPECVIZ_GAMMA_MAX")), lang)}),
+                **({} if read.context_beyond is None else {"context_beyond": read.context_beyond, "context_note": words(
+                    Notice("claims.sentence.context_beyond", context=read.context_beyond,
+                           most=settings.get("SPECVIZ_CONTEXT_MAX")), lang)}),
                 "over": read.baseline,
                 **({} if read.baseline is None else {"over_note": words(Notice(
                     "claims.sentence.relative", baseline=claim_verdict.method_named(read.baseline), speedup=read.speedup), lang)}),
