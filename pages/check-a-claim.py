@@ -162,7 +162,7 @@ if not math.isnan(check.best["speedup"]):  # else no range is shown (a batch tha
     st.caption(how_sure(sidebar.engine.name,
                         len(scenario.knobs_off_preset(sidebar)) == len(scenario.COST_KNOBS), lang))
 # The same figure in the calculator: this claim's α, γ, batch and context on the sidebar's whole scenario.
-point = claims.calculator_point(check)
+point = claims.calculator_point(check, sidebar)
 label = (t("claims.to_calculator", lang, **point) if "alpha" in point else
          t("claims.to_calculator_no_fit", lang, batch=point["batch"]))
 if "alpha" not in point:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from specviz.advice.claims import Claim, ClaimCheck
 
 __all__ = ["Batches", "NO_BATCHES", "UNLIKELY_WITHOUT_ALPHA", "at_least", "batch_range", "batch_runs", "beyond_pair",
-           "beyond_published", "best_at_measured_alpha", "devices", "headline", "measured_reason", "method_named",
+           "beyond_published", "best_at_measured_alpha", "devices", "easiest", "headline", "measured_reason", "method_named",
            "on_workload", "optimistic_top", "pair_unpublished", "verdict"]
 
 
@@ -90,9 +90,9 @@ def beyond_pair(scenario: Scenario, claim: Claim, required: pd.DataFrame,
     """``claims.condition.beyond_pair`` where a claim with no measured α needs, at the γ that needs
     least, more than the highest acceptance published for the scenario's own pair
     (:func:`specviz.advice.evidence.pair_acceptance`), naming it; None otherwise. "Up to 3x" for
-    gpt-oss-120b with EAGLE-3 on an H100 needs α 0.883, where the pair was published at 0.67 (a
+    gpt-oss-120b with EAGLE-3 on an H100 needs α 0.896 (at γ 7), where the pair was published at 0.67 (a
     manager's pass: the page had weighed it against every model's highest, 0.91)."""
-    needed = _alpha_needed(claim, required)
+    needed = _alpha_needed(scenario, claim, required)
     if needed is None or (own := evidence.pair_acceptance(scenario, published)) is None:
         return None
     alpha, row = own
@@ -108,24 +108,43 @@ def pair_unpublished(scenario: Scenario, claim: Claim, required: pd.DataFrame,
     published for the scenario's own pair (:func:`specviz.advice.evidence.pair_acceptance`) among
     ``published`` (none given: nothing to say); None otherwise. Kimi-K2.5 with EAGLE-3 needed α 0.735
     and the verdict said nothing of whether that is likely (a manager's pass)."""
-    needed = _alpha_needed(claim, required)
+    needed = _alpha_needed(scenario, claim, required)
     if needed is None or not published or evidence.pair_acceptance(scenario, published) is not None:
         return None
     return Notice("claims.condition.pair_unpublished", alpha=at_least(needed, 3))
 
 
-def _alpha_needed(claim: Claim, required: pd.DataFrame) -> float | None:
-    """The least α a claim with no measured α needs over the γ it allows (the model's, else that of the
-    band's optimistic edge); None with a measured α, or where nothing reaches it."""
-    needed = required["alpha_needed"] if required["alpha_needed"].notna().any() else required["alpha_optimistic"]
-    return None if claim.alpha is not None or needed.isna().all() else float(needed.min())
+def easiest(scenario: Scenario | None, required: pd.DataFrame, column: str = "alpha_needed") -> pd.Series | None:
+    """The row of ``required`` whose γ needs the least of ``column`` (the α the claim needs, or at the
+    band's edges ``alpha_optimistic`` and ``alpha_safe``), None where no γ reaches the claim
+    (``scenario`` None: a check at given costs, of no draft in particular). For an
+    EAGLE-3 head, among the draft lengths it is trained for (:data:`specviz.advice.draft_length.EAGLE3_TRAINED`)
+    where one of them reaches it: past them the figures keep α at every position, which no run
+    measures (a manager's pass: "α ≥ 0.845 at γ 10" had led, beside a warning that γ 10 is past the
+    head's training, where γ 7 needs 0.854)."""
+    reachable = required.dropna(subset=[column])
+    if scenario is not None and scenario.draft.kind == "eagle3":
+        trained = reachable[reachable["gamma"] <= draft_length.EAGLE3_TRAINED]
+        reachable = trained if len(trained) else reachable
+    return None if reachable.empty else reachable.loc[reachable[column].idxmin()]
 
 
-def beyond_published(claim: Claim, required: pd.DataFrame, published: Sequence[PublishedAcceptance]) -> Notice | None:
+def _alpha_needed(scenario: Scenario, claim: Claim, required: pd.DataFrame) -> float | None:
+    """The α a claim with no measured α needs at its easiest γ (:func:`easiest`: the model's, else that
+    of the band's optimistic edge); None with a measured α, or where nothing reaches it."""
+    row = easiest(scenario, required) if required["alpha_needed"].notna().any() else \
+        easiest(scenario, required, "alpha_optimistic")
+    if claim.alpha is not None or row is None:
+        return None
+    return float(row["alpha_needed"] if required["alpha_needed"].notna().any() else row["alpha_optimistic"])
+
+
+def beyond_published(scenario: Scenario, claim: Claim, required: pd.DataFrame,
+                     published: Sequence[PublishedAcceptance]) -> Notice | None:
     """``claims.condition.beyond_published`` where a claim with no measured α needs, at the γ that
     needs least, more than the highest published acceptance (naming it and its source); None
     otherwise, and where the claim is out of reach."""
-    needed = _alpha_needed(claim, required)
+    needed = _alpha_needed(scenario, claim, required)
     if needed is None or not published:
         return None
     highest = max(published, key=lambda row: row.alpha)
@@ -185,12 +204,12 @@ def on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batche
         alpha, gamma, batch = claim.alpha, int(top["at_alpha_gamma"]), int(top["batch"])
     else:
         counted = batches[batches["counted"]]
-        rows = required.dropna(subset=["alpha_needed"])
+        row = easiest(scenario, required)
         # Where the model reaches the claim at no α, the γ it does best at (the last γ had priced a
         # slowdown at γ 16: an attack pass).
-        easiest = rows.loc[rows["alpha_needed"].idxmin()] if len(rows) else required.loc[required["ceiling"].idxmax()]
-        alpha = at_least(float(easiest["alpha_needed"])) if len(rows) else 1.0
-        gamma, batch = int(easiest["gamma"]), int(counted.loc[counted["ceiling"].idxmax(), "batch"])
+        alpha = 1.0 if row is None else at_least(float(row["alpha_needed"]))
+        row = required.loc[required["ceiling"].idxmax()] if row is None else row
+        gamma, batch = int(row["gamma"]), int(counted.loc[counted["ceiling"].idxmax(), "batch"])
     n_in, n_out = claim.workload
     whole = {k: float(v) for k, v in workload.end_to_end(scenario, alpha, gamma, batch, n_in, n_out).items()}
     if math.isinf(whole["e2e_spec_s"]):  # the load's prompts come faster than the steps admit them
@@ -230,15 +249,14 @@ def verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: 
                 [Notice("claims.reason.out_of_reach", claim=claim.speedup, high=optimistic_top(batches)), ceiling], [],
                 none)
     acceptance: list[Notice] = []
-    if required["alpha_needed"].notna().any():
-        easiest = required.loc[required["alpha_needed"].idxmin()]
-        gamma, needed = int(easiest["gamma"]), float(easiest["alpha_needed"])
+    if (least := easiest(scenario, required)) is not None:
+        gamma, needed = int(least["gamma"]), float(least["alpha_needed"])
         acceptance.append(Notice("claims.condition.acceptance", alpha=needed, shown=at_least(needed, 3),
                                  gamma=gamma, batch=best["batch"],
                                  rate=at_least(float(spec.acceptance_rate_from_alpha(needed, gamma, **scenario.reuse)), 3),
                                  length=at_least(float(spec.expected_tokens(needed, gamma, **scenario.reuse))),
-                                 optimistic=at_least(float(easiest["alpha_optimistic"]), 3)))
-        safest = None if required["alpha_safe"].isna().all() else required.loc[required["alpha_safe"].idxmin()]
+                                 optimistic=at_least(float(least["alpha_optimistic"]), 3)))
+        safest = easiest(scenario, required, "alpha_safe")
         # The α at a γ past an EAGLE-3 head's training is kept at every position there, as the
         # calculator says beside the same γ (a manager's pass: "α ≥ 0.786 at γ 8" had stood alone),
         # said once, at the longest draft the conditions name (the unkind end's "α ≥ 0.900 at γ 9"
@@ -252,10 +270,10 @@ def verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: 
             acceptance.append(Notice("claims.condition.safe_alpha", shown=at_least(float(safest["alpha_safe"]), 3),
                                      gamma=int(safest["gamma"])))
     else:
-        easiest = required.loc[required["alpha_optimistic"].idxmin()]
-        acceptance.append(Notice("claims.condition.kind_costs", alpha=float(easiest["alpha_optimistic"]),
-                                 shown=at_least(float(easiest["alpha_optimistic"]), 3), gamma=int(easiest["gamma"])))
-        if (past := draft_length.head_past_training(scenario, int(easiest["gamma"]))) is not None:
+        least = easiest(scenario, required, "alpha_optimistic")
+        acceptance.append(Notice("claims.condition.kind_costs", alpha=float(least["alpha_optimistic"]),
+                                 shown=at_least(float(least["alpha_optimistic"]), 3), gamma=int(least["gamma"])))
+        if (past := draft_length.head_past_training(scenario, int(least["gamma"]))) is not None:
             acceptance.append(past)
     # A range that ends at the memory's limit says so: no acceptance sets that end; nor does the
     # largest batch weighed (SPECVIZ_BATCH_MAX), past which nothing was looked at.

@@ -408,7 +408,7 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     holds = claim_verdict.batch_range(grid, counted & (np.fmax.reduce(high, axis=0) >= claim.speedup))
     verdict, headline, reasons, conditions, yours = claim_verdict.verdict(
         scenario, claim, best, required, batches, holds, int(limits.min()))
-    if beyond := claim_verdict.beyond_published(claim, required, published):
+    if beyond := claim_verdict.beyond_published(scenario, claim, required, published):
         headline = Notice("claims.verdict.beyond_published", **headline.params)
         conditions.insert(1, beyond)
     elif beyond := claim_verdict.beyond_pair(scenario, claim, required, published):
@@ -474,22 +474,22 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
                       memory_limit, memory_gamma)
 
 
-def calculator_point(check: ClaimCheck) -> dict[str, float]:
+def calculator_point(check: ClaimCheck, scenario: Scenario) -> dict[str, float]:
     """Where the calculator shows a claim's figure: ``alpha``, ``gamma`` and ``batch``. At the measured
     α, the γ and batch that do best there; else at the α the claim needs, rounded up to three decimals
     as the conditions name it (:func:`specviz.advice.claim_verdict.at_least`: the calculator there
     reaches the claim, and its figure is the claim's to within that rounding), at the γ that needs
-    least of it and the batch the table speaks for; α = 1 at the best γ where no α reaches it. Where the claim's batch
+    least of it (:func:`specviz.advice.claim_verdict.easiest`, on ``scenario``'s draft) and the batch the
+    table speaks for; α = 1 at the best γ where no α reaches it. Where the claim's batch
     does not fit, that ``batch`` alone: the calculator says what would make it fit."""
     if math.isnan(check.best["speedup"]):
         return {"batch": check.best["batch"]}
     if check.claim.alpha is not None:
         top = claim_verdict.best_at_measured_alpha(check.batches)
         return {"alpha": check.claim.alpha, "gamma": int(top["at_alpha_gamma"]), "batch": int(top["batch"])}
-    reachable = check.required.dropna(subset=["alpha_needed"])
-    if reachable.empty:
+    easiest = claim_verdict.easiest(scenario, check.required)
+    if easiest is None:
         return {"alpha": 1.0, "gamma": check.best["gamma"], "batch": check.best["batch"]}
-    easiest = reachable.loc[reachable["alpha_needed"].idxmin()]
     return {"alpha": claim_verdict.at_least(float(easiest["alpha_needed"]), 3), "gamma": int(easiest["gamma"]),
             "batch": check.best["batch"]}
 

@@ -32,12 +32,13 @@ from .common import (UsageError, count, frame_rows, in_range, json_text, link_pa
 _CONFIG_METHODS = ("ngram", "eagle", "eagle3", *(m for m in commands.METHODS if m != "draft"))
 
 
-def _required(frame: pd.DataFrame, gamma: int | None) -> dict[str, Any]:
+def _required(chosen: scenario.Scenario | None, frame: pd.DataFrame, gamma: int | None) -> dict[str, Any]:
     """The α, acceptance length and vLLM rate a claim needs: at its γ, else at the γ that needs the
-    least α (None where no γ reaches it)."""
+    least α, as the page's conditions name it (:func:`specviz.advice.claim_verdict.easiest`; None
+    where no γ reaches it; ``chosen`` None at given costs)."""
     reachable = frame[frame["alpha_needed"].notna()]
     if gamma is None and len(reachable):
-        row = reachable.loc[reachable["alpha_needed"].idxmin()]
+        row = claim_verdict.easiest(chosen, frame)
     elif gamma is not None and len(reachable):
         row = reachable.iloc[0]
     else:
@@ -164,7 +165,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             **({} if read is not None or over is None else {"over_words": over, "over_note": words(Notice(
                 "claims.sentence.over_other", what=over), lang)}),
             "reasons": [words(n, lang) for n in check.reasons],
-            "conditions": [words(n, lang) for n in check.conditions], **_required(check.required, gamma),
+            "conditions": [words(n, lang) for n in check.conditions], **_required(chosen, check.required, gamma),
             "max_speedup": plain(check.best["speedup"]), "best": {k: plain(v) for k, v in check.best.items()},
             "holds_at_batches": batches(check.holds_from, check.holds_up_to),
             **gaps("not_at_batches", check.holds_gaps),
@@ -206,7 +207,7 @@ def claim_at_costs_row(speedup: float, verify_cost: float, draft_cost: float, *,
     verdict, reasons, required = claims.check_at_costs(claims.Claim(speedup, gamma=gamma, alpha=alpha), verify_cost,
                                                        draft_cost, settings.get("SPECVIZ_GAMMA_MAX"))
     return {"claim": speedup, "verify_cost": verify_cost, "draft_cost": draft_cost, "alpha": alpha,
-            "verdict": verdict, "reasons": [words(n, lang) for n in reasons], **_required(required, gamma),
+            "verdict": verdict, "reasons": [words(n, lang) for n in reasons], **_required(None, required, gamma),
             "max_speedup": float(required["max_speedup"].max()), "required": frame_rows(required)}
 
 
