@@ -235,10 +235,10 @@ def verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: 
     """The verdict, its headline, reasons and conditions, and the batches where the claim holds at the
     measured acceptance, from the tables of :func:`check_claim`; ``memory_binds``, the batch from
     which the memory leaves out some γ (the longest drafts first), where a range of batches that
-    reaches it ends for want of memory. Each figure a condition names is rounded up to the tables'
-    decimals (:func:`at_least`: α and the acceptance rate to three, tokens per step to two), from the
-    exact α: rounding α first had moved the figures beside it off the table's (γ 16: α 0.996, rate
-    0.970 and 16.52 tokens per step had read 1.00, 1.00 and 17.00)."""
+    reaches it ends for want of memory. Each α a condition names is rounded up to the tables' three
+    decimals (:func:`at_least`), and the acceptance rate and tokens per step beside it are that α's,
+    as the calculator shows them at it (rounding α to two decimals first had read α 0.996, rate 0.970
+    and 16.52 tokens per step at γ 16 as 1.00, 1.00 and 17.00)."""
     setting = {"claim": claim.speedup, "gpu": devices(scenario), "target": scenario.target.name,
                "engine": scenario.engine.name}
     ceiling = Notice("claims.reason.ceiling", speedup=best["speedup"], low=best["low"], high=best["high"],
@@ -251,10 +251,13 @@ def verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: 
     acceptance: list[Notice] = []
     if (least := easiest(scenario, required)) is not None:
         gamma, needed = int(least["gamma"]), float(least["alpha_needed"])
-        acceptance.append(Notice("claims.condition.acceptance", alpha=needed, shown=at_least(needed, 3),
-                                 gamma=gamma, batch=best["batch"],
-                                 rate=at_least(float(spec.acceptance_rate_from_alpha(needed, gamma, **scenario.reuse)), 3),
-                                 length=at_least(float(spec.expected_tokens(needed, gamma, **scenario.reuse))),
+        shown = at_least(needed, 3)
+        # The rate and tokens per step at the α shown, which the calculator's link opens at and shows
+        # them for: rounded up from the exact α's, they had read 3.02 tokens where it read 3.01 (a
+        # browser pass).
+        acceptance.append(Notice("claims.condition.acceptance", alpha=needed, shown=shown, gamma=gamma, batch=best["batch"],
+                                 rate=float(spec.acceptance_rate_from_alpha(shown, gamma, **scenario.reuse)),
+                                 length=float(spec.expected_tokens(shown, gamma, **scenario.reuse)),
                                  optimistic=at_least(float(least["alpha_optimistic"]), 3)))
         safest = easiest(scenario, required, "alpha_safe")
         # The α at a γ past an EAGLE-3 head's training is kept at every position there, as the
