@@ -612,7 +612,7 @@ class TestStoreCommands:
 
 # --- fit --------------------------------------------------------------------------------------
 
-from specviz.model import hf_config, roofline, step  # noqa: E402
+from specviz.model import dtypes, hf_config, roofline, step  # noqa: E402
 
 FIT_DATA = settings.get("SPECVIZ_DATA_DIR")
 FIT_GPUS, FIT_MODELS = roofline.load_gpus(FIT_DATA), hf_config.load_models(FIT_DATA)
@@ -713,6 +713,45 @@ class TestFitCommand:
         rows[0][2] = rows[1][2] = "Qwen3-32B"
         code, _, err = run(capsys, "fit", "--measured", str(write_csv(tmp_path / "M.csv", header, rows)))
         assert code == 2 and "row 1, column draft: Qwen3-32B has no MTP layers in its config.json" in err
+
+    def test_an_empty_weight_dtype_is_the_checkpoints_formats_as_in_calc(self, capsys, tmp_path):
+        """A CLI pass: an empty cell had priced DeepSeek-V3, which ships FP8 blocks, in BF16, where calc
+        and the calculator take the checkpoint's formats."""
+        header = FIT_HEADER + ["measured_speedup", "tp", "weight_dtype"]
+        points = [[1, 1.6], [32, 1.4]]
+        predictions = {}
+        for written in ("", "checkpoint", "bf16"):
+            rows = [["s", "B200", "DeepSeek-V3", "mtp", 1, b, 1024, 1.8, speedup, 8, written] for b, speedup in points]
+            predict = write_csv(tmp_path / "P.csv", header, [[*rows[0][:5], 8, *rows[0][6:]]])
+            code, out, err = run(capsys, "fit", "--measured", str(write_csv(tmp_path / "M.csv", header, rows)),
+                                 "--predict", str(predict))
+            assert code == 0, err
+            predictions[written] = json.loads(out)["predictions"][0]["speedup"]
+        assert predictions[""] == predictions["checkpoint"] != predictions["bf16"]
+
+    @pytest.mark.parametrize("column, value, message", [
+        ("batch", "2000", "row 1, column batch: must be a finite number above 0 and at most 1024, got '2000'"),
+        ("context", "10000000", "row 1, column context: must be a finite number from 0 to 131072, got '10000000'")])
+    def test_a_batch_or_context_past_what_calc_takes_is_refused(self, capsys, tmp_path, column, value, message):
+        """A CLI pass: batch 100,000 and a context of 10⁷ tokens had been fitted, RMS error 0, no word."""
+        rows = [["s", "H100-SXM", "Llama-3.1-8B", "eagle3", 3, b, 1024, 2.5, 2 - b / 300] for b in (1, 64)]
+        rows[0][FIT_HEADER.index(column)] = value
+        code, out, err = run(capsys, "fit", "--measured", str(write_csv(tmp_path / "M.csv", FIT_HEADER + ["measured_speedup"], rows)))
+        assert code == 2 and out == "" and message in err
+
+    def test_rows_whose_batch_the_memory_does_not_hold_are_warned_of(self, capsys, tmp_path):
+        rows = [["s", "H100-SXM", "Llama-3.1-8B", "eagle3", 3, b, context, 2.5, 2 - b / 300]
+                for b, context in ((1, 1024), (512, 131072))]
+        code, out, err = run(capsys, "fit", "--measured", str(write_csv(tmp_path / "M.csv", FIT_HEADER + ["measured_speedup"], rows)))
+        held = int(scenario.largest_batch(FIT_GPUS["H100-SXM"], FIT_MODELS["Llama-3.1-8B"], FIT_DRAFTS["eagle3"],
+                                          dtypes.precision_of("checkpoint", "bf16"), tp=1, context=131072, gamma=3,
+                                          rule=scenario.load_presets(FIT_DATA).engines["any"].memory))
+        assert code == 0, err
+        assert held < 512
+        assert json.loads(out)["series"]["s"]["warnings"][-1] == (
+            f"rows 2: the memory does not hold the batch there (batch 512 at a context of 131,072 tokens holds at most "
+            f"{held:,} sequences on 1 GPUs with the draft): the runs had another setting (more GPUs, another precision "
+            "or context) than the one fitted, so its figures are not theirs")
 
     def test_data_parallel_attention_and_expert_parallelism_columns(self, capsys, tmp_path):
         rows = [["dp-ep", "H200", "DeepSeek-V3", "mtp", 2, b, 2048, 2.6, 2.1 - b / 300, 1, 8, "on"] for b in (4, 64)]

@@ -21,7 +21,7 @@ from specviz import i18n, scenario, settings
 from specviz.errors import InputError, Notice
 from specviz.model import architecture, calibration, dtypes, hf_config, roofline, step
 
-from .common import FORMAT, UsageError, cause, config_model, format_rows, json_text, plain, read_limited
+from .common import FORMAT, UsageError, cause, config_model, format_rows, json_text, plain, read_limited, words
 
 FIT_COLUMNS = ("series", "gpu", "target", "draft", "gamma", "batch", "context", "acceptance_length")
 FIT_OPTIONAL_COLUMNS = ("tp", "dp", "ep", "weight_dtype", "kv_dtype", "engine", "tree_tokens", "draft_kv_budget")
@@ -101,7 +101,8 @@ class _FitReader:
         return Notice("cli.fit.where", path=str(path), row=number, column=column)
 
     def number(self, path: Path, number: int, column: str, text: str, *, low: float, low_open: bool = False,
-               whole: bool = False) -> float:
+               whole: bool = False, high: float | None = None) -> float:
+        """A cell's number, at least ``low`` (above it: ``low_open``) and at most ``high`` where given."""
         where = self.where(path, number, column)
         if not text:
             raise UsageError("cli.fit.no_number", where=where)
@@ -110,10 +111,11 @@ class _FitReader:
         except ValueError:
             raise UsageError("cli.fit.not_a_number", where=where, text=repr(text)) from None
         too_low = value <= low if low_open else value < low
-        if not math.isfinite(value) or too_low or (whole and not value.is_integer()):
+        if not math.isfinite(value) or too_low or (whole and not value.is_integer()) or (high is not None and value > high):
+            bound = (Notice("cli.fit.bound.above" if low_open else "cli.fit.bound.from", low=low) if high is None
+                     else Notice("cli.fit.bound.above_to" if low_open else "cli.fit.bound.from_to", low=low, high=high))
             raise UsageError("cli.fit.out_of_range", where=where, text=repr(text),
-                             kind=Notice("cli.fit.kind.whole" if whole else "cli.fit.kind.finite"),
-                             bound=Notice("cli.fit.bound.above" if low_open else "cli.fit.bound.from", low=low))
+                             kind=Notice("cli.fit.kind.whole" if whole else "cli.fit.kind.finite"), bound=bound)
         return value
 
     def model(self, path: Path, number: int, column: str, text: str) -> architecture.Model:
@@ -183,7 +185,9 @@ class _FitReader:
                 raise UsageError("cli.fit.ep", where=self.where(path, number, "ep"), text=repr(text))
             setting["ep"], texts["ep"] = _EP_WORDS[text], repr("on" if _EP_WORDS[text] else "off")
         if given("weight_dtype") or given("kv_dtype") or not partial:
-            weights = cells.get("weight_dtype", "").lower() or "bf16"
+            # Empty: as the checkpoint ships (FP8 blocks for DeepSeek-V3, MXFP4 experts for gpt-oss), as
+            # calc and the calculator take a model (a CLI pass: an empty cell had priced DeepSeek-V3 in BF16).
+            weights = cells.get("weight_dtype", "").lower() or "checkpoint"
             kv = cells.get("kv_dtype", "").lower() or "bf16"
             try:
                 setting["precision"] = dtypes.precision_of(weights, kv)
@@ -221,8 +225,12 @@ class _FitReader:
                 raise UsageError("cli.fit.gamma_max", where=self.where(path, number, "gamma"), most=gamma_max,
                                  text=repr(cells["gamma"]))
             row = _FitRow(number, cells["series"], setting, texts, gamma,
-                          self.number(path, number, "batch", cells["batch"], low=0, low_open=True),
-                          self.number(path, number, "context", cells["context"], low=0), None)
+                          # Within what calc and the calculator take (a CLI pass: batch 100,000 and a context
+                          # of 10⁷ tokens had been fitted without a word); a mean batch may be fractional.
+                          self.number(path, number, "batch", cells["batch"], low=0, low_open=True,
+                                      high=settings.get("SPECVIZ_BATCH_MAX")),
+                          self.number(path, number, "context", cells["context"], low=0,
+                                      high=settings.get("SPECVIZ_CONTEXT_MAX")), None)
             if cells["acceptance_length"]:
                 row.acceptance_length = self.number(path, number, "acceptance_length", cells["acceptance_length"],
                                                     low=1)
@@ -292,6 +300,25 @@ def _calibrate(path: Path, series: _Series) -> tuple[calibration.Fit, float]:
         raise UsageError("cli.fit.not_fitted", path=str(path), series=repr(series.name), rows=rows,
                          error=cause(exc)) from None
     return fit, float(np.sqrt(np.mean((own - column("measured")) ** 2)))
+
+
+def _not_held(series: _Series) -> list[Notice]:
+    """``cli.fit.not_held`` for the rows of ``series`` whose batch the memory does not hold with the
+    draft at their context and γ (:func:`specviz.scenario.largest_batch`, the engine's rule): a run
+    measured there had another setting (more GPUs, another precision), which the fit does not know (a
+    CLI pass: a context of 10⁷ tokens had been fitted with an RMS error of 0 and no word)."""
+    setting = series.rows[0].setting
+    column = lambda name: np.array([getattr(row, name) for row in series.rows], dtype=float)
+    held = np.broadcast_to(scenario.largest_batch(setting["gpu"], setting["target"], setting["draft"], setting["precision"],
+                                                  tp=setting["tp"], dp=setting["dp"], context=column("context"),
+                                                  gamma=column("gamma"), rule=setting["engine"].memory),
+                           (len(series.rows),))
+    over = [(row, int(most)) for row, most in zip(series.rows, held) if row.batch > most]
+    if not over:
+        return []
+    row, most = over[0]
+    return [Notice("cli.fit.not_held", rows=", ".join(str(r.number) for r, _ in over[:10]), batch=row.batch,
+                   context=row.context, most=most, gpus=setting["tp"] * setting["dp"])]
 
 
 def _warning_text(key: str, lang: str) -> str:
@@ -372,7 +399,8 @@ def fit_tables(measured: Path, predict: Path | None = None, lang: str = "en") ->
         fit, rms = _calibrate(measured, one)
         fits[name] = fit
         report[name] = {"fitted": {k: plain(float(v)) for k, v in fit.fitted.items()}, "rms_error": plain(rms),
-                        "warnings": [_warning_text(key, lang) for key in fit.warnings]}
+                        "warnings": [_warning_text(key, lang) for key in fit.warnings]
+                        + [words(notice, lang) for notice in _not_held(one)]}
     return {"series": report, "predictions": _predictions(predict, wanted, series, fits) if wanted else []}
 
 
@@ -393,8 +421,8 @@ its own and predicts every row of the --predict CSV with a band. Both CSVs have 
 `series, gpu, target, draft, gamma, batch, context, acceptance_length`, the measured one also
 `measured_speedup`; optional: `tp` (1), `dp` (data-parallel attention groups, 1), `ep` (expert
 parallelism over all tp·dp GPUs, on or off), `weight_dtype` (bf16, fp8, int4, fp4 or nvfp4, mxfp4
-(W4A8), mxfp4-w4a4 (AMD Quark's), or checkpoint for the formats its config.json ships) and
-`kv_dtype` (bf16 or fp8; empty cells: bf16), `engine` (an id of `data/engines.csv`, default `any`), `tree_tokens` (the verify pass's node count; empty:
+(W4A8), mxfp4-w4a4 (AMD Quark's), or checkpoint for the formats its config.json ships; empty cells:
+checkpoint, as `calc` takes a model) and `kv_dtype` (bf16 or fp8; empty cells: bf16), `engine` (an id of `data/engines.csv`, default `any`), `tree_tokens` (the verify pass's node count; empty:
 a chain of γ + 1) and `draft_kv_budget` (the cached positions a self or StreamingLLM draft reads;
 empty: the whole context); other columns are ignored. `gpu` is a preset id; `target` a preset id or
 a config.json path (read as `model-from-config` reads it; a relative path that is not found from the
@@ -405,7 +433,8 @@ working folder is looked for beside the CSV); `draft` the same, a draft-head pre
 
 The rows of a series share the setting (gpu, target, draft, tp, dtypes, engine, tree_tokens),
 number two or more, and give `acceptance_length` in every row (measured) or in none (then E is
-fitted too). A row of the --predict CSV names a series of the measured one and is predicted in that
+fitted too), a batch above 0 and at most `SPECVIZ_BATCH_MAX` (a mean may be fractional) and a
+context of at most `SPECVIZ_CONTEXT_MAX`, as `calc` takes them. A row of the --predict CSV names a series of the measured one and is predicted in that
 series' setting: its setting cells may be left empty, and one that names another setting is an
 error; without an acceptance length it takes the series' (measured mean, or fitted).
 
@@ -414,7 +443,8 @@ Output (--format csv|md: the series table, a blank line, the predictions table):
 `token_us`: per token in a pass; `draft_pass_us` and `speculation_ms`: per draft pass and per
 speculative step, drawn from the engine's range), `rms_error` the RMS of predicted minus measured speedup over the
 series' own rows (about 0 with two rows, which the fit meets exactly), `warnings` the fit's warnings
-in words (no non-negative costs fit; E at γ + 1); per prediction, the band is the draws' 10th to
+in words (no non-negative costs fit; E at γ + 1; rows whose batch the memory does not hold with the
+draft in the setting fitted, whose runs had another); per prediction, the band is the draws' 10th to
 90th percentile widened by the model's error. For example:
 
     {"series": {"eagle3-head": {"fitted": {"mfu": 0.57, "mbu": 0.76, "overlap": 0.26, "layer_us": 2.4,
