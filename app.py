@@ -266,6 +266,8 @@ def main() -> None:
                 url_path=scenario.PAGE_PATHS["claims"]),
         calculator_page(lang),
     ])
+    for unknown in settings.unknown_names():  # a misspelt setting, said where it would be missed
+        st.sidebar.warning(message(unknown, lang))
     try:
         with errors_said(lang):
             scenario_sidebar(lang)

@@ -12,14 +12,15 @@ by :func:`default_value`.
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import InputError
+from .errors import InputError, Notice
 
-__all__ = ["Setting", "SETTINGS", "get", "default_value", "user_data_dir", "ROOT", "INSTALLED"]
+__all__ = ["Setting", "SETTINGS", "get", "default_value", "unknown_names", "user_data_dir", "ROOT", "INSTALLED"]
 
 _PACKAGE = Path(__file__).resolve().parent
 # Only the wheel has this folder (pyproject.toml puts app.py, pages/ and data/ there); a checkout
@@ -250,6 +251,24 @@ def get(name: str) -> str | int | float | bool | Path:
     if setting.kind in (int, float) and value <= 0:
         raise InputError("settings.not_positive", name=name, raw=repr(raw))
     return value
+
+
+def unknown_names() -> list[Notice]:
+    """``settings.unknown`` (or ``settings.unknown_near``, naming the setting it resembles) for each
+    environment variable named ``SPECVIZ_…`` that is no setting: ignored, and said where the app and
+    the command line start (a CLI pass: SPECVIZ_DB_PATH, a misspelling of SPECVIZ_DB, had left the
+    default store in use without a word)."""
+    said = []
+    # Compared without the prefix every name shares; one that begins with a setting's name (a
+    # suffix added: SPECVIZ_DB_PATH, SPECVIZ_LANGUAGE) resembles it, the longest such first.
+    own = {known.removeprefix("SPECVIZ_"): known for known in _BY_NAME}
+    for name in sorted(key for key in os.environ if key.startswith("SPECVIZ_") and key not in _BY_NAME):
+        rest = name.removeprefix("SPECVIZ_")
+        begun = sorted((part for part in own if rest.startswith(part)), key=len, reverse=True)
+        near = begun or difflib.get_close_matches(rest, own, n=1, cutoff=0.75)
+        said.append(Notice("settings.unknown_near", name=name, near=own[near[0]]) if near
+                    else Notice("settings.unknown", name=name))
+    return said
 
 
 if __name__ == "__main__":

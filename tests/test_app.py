@@ -67,6 +67,15 @@ def make_app(state: dict | None = None, **query: str) -> AppTest:
     return at
 
 
+def test_a_misspelt_setting_is_said_in_the_sidebar(monkeypatch):
+    """SPECVIZ_DB_PATH (for SPECVIZ_DB) had left the default store in use without a word (a CLI pass);
+    the app says it where it starts, in the reader's language."""
+    monkeypatch.setenv("SPECVIZ_DB_PATH", "/tmp/nowhere.duckdb")
+    at = make_app()
+    assert [w.value for w in at.sidebar.warning] == [
+        "SPECVIZ\\_DB\\_PATH is no setting of specviz and is ignored: did you mean SPECVIZ\\_DB? (docs/settings.md lists them)"]
+
+
 def metric(at: AppTest, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 

@@ -35,10 +35,23 @@ ROOT = Path(__file__).resolve().parent.parent
 QWEN3_MOE = json.loads((ROOT / "data/model_configs/Qwen3-30B-A3B.json").read_text())
 
 
+def made_store(path: Path) -> str:
+    """A new, empty store at ``path``: the commands that read one refuse a path where there is none."""
+    Store(path).close()
+    return str(path)
+
+
 def run(capsys, *argv):
     code = cli.main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def test_a_misspelt_setting_is_said_on_stderr_and_the_command_runs(capsys, monkeypatch):
+    monkeypatch.setenv("SPECVIZ_DB_PATH", "/tmp/nowhere.duckdb")
+    code, out, err = run(capsys, "speedup", "--alpha", "0.8", "--gamma", "3")
+    assert code == 0 and out and err == ("specviz: SPECVIZ_DB_PATH is no setting of specviz and is ignored: did you "
+                                         "mean SPECVIZ_DB? (docs/settings.md lists them)\n")
 
 
 class TestCalcPublishedHere:
@@ -279,7 +292,7 @@ class TestProcess:
         ("SELECT * FROM read_text('/etc/hostname')", "not reachable"),
     ])
     def test_query_attacks_exit_2_with_one_line_within_the_limit(self, tmp_path, sql, words):
-        env = {**os.environ, "SPECVIZ_DB": str(tmp_path / "q.duckdb"), "SPECVIZ_SQL_TIMEOUT_S": "2"}
+        env = {**os.environ, "SPECVIZ_DB": made_store(tmp_path / "q.duckdb"), "SPECVIZ_SQL_TIMEOUT_S": "2"}
         run = subprocess.run([sys.executable, "-m", "specviz", "query", sql], capture_output=True, text=True,
                              cwd=ROOT, env=env, timeout=60)
         assert run.returncode == 2 and run.stdout == "" and "Traceback" not in run.stderr
@@ -542,16 +555,36 @@ class TestStoreCommands:
         assert code == 0 and out.splitlines()[-1] == "| 6300 | 1.5 |"
 
     def test_query_as_a_markdown_table_whose_cells_cannot_break_it(self, capsys, tmp_path):
-        db = str(tmp_path / "c.duckdb")
+        db = made_store(tmp_path / "c.duckdb")
         code, out, _ = run(capsys, "query", "SELECT 'a|b' AS x, 'two\nlines' AS y, 1.5 AS z", "--db", db, "--format", "md")
         assert code == 0 and out.splitlines() == ["| x | y | z |", "|---|---|---|", "| a\\|b | two lines | 1.5 |"]
         code, out, _ = run(capsys, "runs", "--db", db, "--format", "md")
         assert code == 0 and out.splitlines()[0].startswith("| run_id | source_file |")  # the columns, with no row
 
+    @pytest.mark.parametrize("argv", [["runs"], ["query", "SELECT 1"], ["remove", "x.csv"], ["export", "r-0", "--format", "benchmark-report"]])
+    def test_a_store_named_where_there_is_none_is_said_not_made(self, capsys, tmp_path, monkeypatch, argv):
+        """A CLI pass: `runs --db typo.duckdb` had made an empty store and printed [] (and a misspelt
+        SPECVIZ_DB the same), `ingest --db /nonexistent/dir/x.duckdb` made its folders."""
+        typo = tmp_path / "typo.duckdb"
+        for given in (["--db", str(typo)], []):
+            if not given:
+                monkeypatch.setenv("SPECVIZ_DB", str(typo))
+            code, out, err = run(capsys, *argv, *given)
+            assert (code, out) == (2, "") and not typo.exists()
+            assert err == (f"specviz: error: no store at {typo}: check the path (--db, or SPECVIZ_DB); `specviz ingest` "
+                           "makes a store where it imports\n")
+        folder = tmp_path / "no" / "such"
+        code, out, err = run(capsys, "ingest", str(SAMPLES / "vllm_0.25_bench_serve_specdecode.json"), "--db", str(folder / "x.duckdb"))
+        assert (code, out) == (2, "") and not (tmp_path / "no").exists()
+        assert err == f"specviz: error: no folder {folder} for a new store at {folder / 'x.duckdb'}: check the path " \
+                      "(--db, or SPECVIZ_DB), or make the folder first\n"
+        code, _, err = run(capsys, "ingest", str(SAMPLES / "vllm_0.25_bench_serve_specdecode.json"), "--db", str(typo))
+        assert code == 0 and typo.exists(), err
+
     def test_a_result_cut_by_a_cap_says_so(self, capsys, tmp_path, monkeypatch):
         """The rows that fit are printed, exit 0, and stderr says which cap cut them (it was silent)."""
         monkeypatch.setenv("SPECVIZ_SQL_MAX_ROWS", "5")
-        code, out, err = run(capsys, "query", "SELECT * FROM range(20)", "--db", str(tmp_path / "c.duckdb"))
+        code, out, err = run(capsys, "query", "SELECT * FROM range(20)", "--db", made_store(tmp_path / "c.duckdb"))
         assert code == 0 and len(json.loads(out)) == 5
         assert err == "specviz: the result is cut at its first 5 rows (SPECVIZ_SQL_MAX_ROWS)\n"
         code, out, err = run(capsys, "query", "SELECT * FROM range(3)", "--db", str(tmp_path / "c.duckdb"))
@@ -2135,7 +2168,7 @@ class TestLanguage:
 
     def test_a_notice_in_vietnamese(self, capsys, tmp_path, monkeypatch):
         monkeypatch.setenv("SPECVIZ_SQL_MAX_ROWS", "5")
-        code, out, err = run(capsys, "--lang", "vi", "query", "SELECT * FROM range(20)", "--db", str(tmp_path / "c.duckdb"))
+        code, out, err = run(capsys, "--lang", "vi", "query", "SELECT * FROM range(20)", "--db", made_store(tmp_path / "c.duckdb"))
         assert code == 0 and len(json.loads(out)) == 5
         assert err == f"specviz: {i18n.t('cli.query.cut.rows', 'vi', rows=5)}\n" == \
             "specviz: kết quả bị cắt ở 5 dòng đầu tiên (SPECVIZ_SQL_MAX_ROWS)\n"

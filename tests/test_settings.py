@@ -19,6 +19,17 @@ class TestSettingsTable:
         assert len(names) == len(set(names))
         assert all(n.startswith("SPECVIZ_") for n in names)
 
+    def test_a_variable_that_names_no_setting_is_said_with_the_one_it_resembles(self, monkeypatch):
+        """A CLI pass: SPECVIZ_DB_PATH (for SPECVIZ_DB) had left the default store in use without a word."""
+        monkeypatch.setenv("SPECVIZ_DB_PATH", "/tmp/x.duckdb")
+        monkeypatch.setenv("SPECVIZ_COLOUR", "blue")
+        said = {(n.key, tuple(sorted(n.params.items()))) for n in settings.unknown_names()}
+        assert said == {("settings.unknown_near", (("name", "SPECVIZ_DB_PATH"), ("near", "SPECVIZ_DB"))),
+                        ("settings.unknown", (("name", "SPECVIZ_COLOUR"),))}
+        monkeypatch.delenv("SPECVIZ_DB_PATH")
+        monkeypatch.delenv("SPECVIZ_COLOUR")
+        assert [n for n in settings.unknown_names() if n.params["name"] in ("SPECVIZ_DB_PATH", "SPECVIZ_COLOUR")] == []
+
     def test_every_default_parses(self):
         for s in settings.SETTINGS:
             assert settings.get(s.name) is not None

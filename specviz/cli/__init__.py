@@ -66,6 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         lang = args.lang
+        for unknown in settings.unknown_names():
+            print(f"specviz: {words(unknown, lang)}", file=sys.stderr)
         output, code = args.run(args)
         print(output)
         sys.stdout.flush()  # a closed pipe fails here, inside the try

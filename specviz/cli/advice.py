@@ -373,7 +373,7 @@ def schedule_rows(paths: list[Path], engine: str, version: str | None = None, la
     _check_release(engine, version)
     files = [found for path in paths for found in (importers.result_files(path) if path.is_dir() else [path])]
     with tempfile.TemporaryDirectory(prefix="specviz-schedule-") as folder:
-        store = open_store(Path(folder) / "runs.duckdb")
+        store = open_store(Path(folder) / "runs.duckdb", create=True)
         try:
             for path in files:
                 try:

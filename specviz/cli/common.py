@@ -13,6 +13,7 @@ import argparse
 import difflib
 import json
 import math
+import os
 import stat
 import urllib.parse
 from decimal import Decimal
@@ -30,7 +31,8 @@ from specviz.results.store import Store
 
 FORMAT = dict(choices=("json", "csv", "md"), default="json", help="output format")
 """The ``--format`` option of a command that prints rows."""
-DB = dict(type=Path, default=None, help="DuckDB file (default: the SPECVIZ_DB setting)")
+DB = dict(type=Path, default=None, help="DuckDB file (default: the SPECVIZ_DB setting); one named here or there must "
+                                        "exist, but for ingest and record, which make it in a folder that exists")
 """The ``--db`` option of a command that opens the store."""
 
 
@@ -302,7 +304,18 @@ def _catalogue_plain(message: Any, lang: str) -> str:
     return i18n.t(message.key, lang, **{k: held(v) for k, v in message.params.items()}).replace("**", "")
 
 
-def open_store(path: Path | None) -> Store:
+def open_store(path: Path | None, *, create: bool = False) -> Store:
+    """The store at ``path`` (``--db``), else at ``SPECVIZ_DB``. One the user names (either way) must
+    exist for a command that uses what it holds, and a new one's folder for a command that may make it
+    (``create``: ingest, record): a mistyped path is said, not made (a CLI pass: ``runs --db typo.duckdb``
+    had made an empty store and printed ``[]``; ``ingest --db /nonexistent/dir/x.duckdb``, its folders).
+    The default store is made where it is missing, as the app makes it."""
+    named = path if path is not None else (settings.get("SPECVIZ_DB") if os.environ.get("SPECVIZ_DB") else None)
+    if named is not None and str(named) != ":memory:" and not Path(named).exists():
+        if not create:
+            raise UsageError("cli.store.missing", path=str(named))
+        if not Path(named).parent.is_dir():
+            raise UsageError("cli.store.no_folder", path=str(named), folder=str(Path(named).parent))
     return Store(path or settings.get("SPECVIZ_DB"), settings.get("SPECVIZ_DB_LOCK_TIMEOUT_S"))
 
 

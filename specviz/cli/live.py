@@ -139,7 +139,7 @@ def _record(args: argparse.Namespace) -> tuple[str, int]:
         # Each poll but the first would be refused as too soon after its own (an SRE's pass: --every 0.1
         # was taken, and most polls were said to follow "another recorder's").
         raise UsageError("cli.record.too_often", every=args.every, least=least)
-    store = open_store(args.db)
+    store = open_store(args.db, create=True)
 
     def progress(poll: recorder.Poll) -> None:
         print(poll_line(poll, args.count, args.lang), file=sys.stderr, flush=True)

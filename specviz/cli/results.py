@@ -41,7 +41,7 @@ def _expand(paths: list[Path], report: dict[str, list[Any]], lang: str) -> list[
 
 def _ingest(args: argparse.Namespace) -> tuple[str, int]:
     report: dict[str, list[Any]] = {"imported": [], "skipped": [], "errors": []}
-    store = open_store(args.db)
+    store = open_store(args.db, create=True)
     try:
         for path in _expand(args.files, report, args.lang):
             try:
