@@ -20,7 +20,7 @@ import pytest
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, cli, i18n, scenario, settings
-from specviz.advice import claims, draft_length, evidence
+from specviz.advice import claims, commands, draft_length, evidence
 from specviz.cli import common as cli_common, docs
 from specviz.cli.app import streamlit_argv
 from specviz.cli.live import METRICS_KEYS
@@ -45,6 +45,14 @@ def run(capsys, *argv):
     code = cli.main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+@pytest.mark.parametrize("argv", [["calc", "--lang", "vi", "alpha=0.7"], ["calc", "alpha=0.7", "--lang=vi"]])
+def test_lang_after_the_subcommand_is_said_to_go_before_it(capsys, argv):
+    """A CLI pass: "calc --lang vi alpha=2" had read "vi" as the link and said only "unrecognized arguments"."""
+    code, out, err = run(capsys, *argv)
+    assert (code, out) == (2, "") and err.startswith("specviz: error: unrecognized arguments: ")
+    assert err.endswith(" (--lang goes before the subcommand: specviz --lang vi calc …)\n") and err.count("\n") == 1
 
 
 def test_a_misspelt_setting_is_said_on_stderr_and_the_command_runs(capsys, monkeypatch):
@@ -238,6 +246,10 @@ class TestModelFromConfigCommand:
             code, out, err = run(capsys, "model-from-config", str(SAMPLES / "configs" / "gpt-oss-120b.config.json"),
                                  "--kv-bytes", text)
             assert code == 2 and out == "" and "--kv-bytes: must be a finite number of bytes above 0" in err
+        # 1e308 had come out as Infinity (no JSON): no element takes more than 8 bytes.
+        code, out, err = run(capsys, "model-from-config", str(SAMPLES / "configs" / "gpt-oss-120b.config.json"),
+                             "--kv-bytes", "1e308")
+        assert code == 2 and out == "" and "--kv-bytes: must be at most 8 bytes, got '1e308'" in err
 
     def test_missing_and_malformed_files(self, capsys, tmp_path):
         code, _, err = run(capsys, "model-from-config", str(tmp_path / "nope.json"))
@@ -1477,6 +1489,14 @@ class TestServeCommand:
         # data-parallel ranks the --gamma given had been called "the best length at this batch".
         code, _, err = run(capsys, *base[:2], "0.1.0", *base[3:])
         assert code == 2 and "older than any vLLM release specviz writes for (the oldest is 0.7.3)" in err
+        # A release newer than any it knows is written with the newest's options, and said (a CLI pass).
+        newest = commands.VLLM_VERSIONS[-1]
+        code, out, _ = run(capsys, *base[:2], "9.9.9", *base[3:])
+        assert code == 0 and (
+            f"vLLM 9.9.9 is newer than the newest release specviz knows ({newest}): the command is written with "
+            f"{newest}'s options, which a later release may have renamed") in json.loads(out)["warnings"]
+        _, out, _ = run(capsys, *base[:2], newest, *base[3:])
+        assert not any("is newer than" in warning for warning in json.loads(out)["warnings"])
         _, out, _ = run(capsys, "vllm-config", "--version", "0.24.0", "--target", "Qwen3-32B", "--draft", "Qwen3-0.6B",
                         "--gamma", "9", "--dp", "2", "--by-batch", "--gpu", "H100-SXM", "--alpha", "0.7")
         warnings = " ".join(json.loads(out)["warnings"])
@@ -2026,6 +2046,8 @@ class TestRecordCommand:
     @pytest.mark.parametrize("argv, message", [
         (["--every", "0"], "--every: must be a finite number of seconds above 0"),
         (["--every", "soon"], "--every: must be a number of seconds"),
+        # It had stored one poll and ended in an OverflowError, with no summary (a CLI pass).
+        (["--every", "1e11", "--count", "2"], "--every: must be at most 86400 seconds, got '1e11'"),
         (["--every", "1", "--count", "0"], "--count: must be 1 or more"),
         ([], "the following arguments are required: --every"),
     ])

@@ -846,6 +846,12 @@ class TestExportCommand:
         assert cli.main(["export", run_id, "--format", "benchmark-report", "--db", str(db),
                          "--output", str(tmp_path / "." / "c.duckdb")]) == 2
         assert "is the store itself" in capsys.readouterr().err and db.read_bytes() == before
+        # A folder, or a file in a folder that is not there: said as such, not as "[Errno 21] Is a
+        # directory" (a CLI pass).
+        for output, detail in ((tmp_path, "Is a directory"), (tmp_path / "no" / "r.yaml", "No such file or directory")):
+            assert cli.main(["export", run_id, "--format", "benchmark-report", "--db", str(db), "--output", str(output)]) == 2
+            assert capsys.readouterr().err == (f"specviz: error: cannot write {output}: {detail}; --output names a file, "
+                                               "in a folder that exists\n")
 
     def test_export_to_stdout_as_yaml_and_unknown_ids(self, capsys, tmp_path):
         db = str(tmp_path / "c.duckdb")

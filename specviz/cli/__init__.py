@@ -31,7 +31,7 @@ from specviz import i18n, settings
 from specviz.errors import Notice, SpecvizError
 
 from . import advice, app, fit, live, model, results
-from .common import Parser, one_line, words
+from .common import Parser, UsageError, one_line, words
 
 __all__ = ["main", "build_parser", "GROUPS"]
 
@@ -78,6 +78,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (SpecvizError, ValueError, OSError, duckdb.Error) as exc:  # a UsageError is a SpecvizError
+        given = list(sys.argv[1:] if argv is None else argv)
+        if getattr(exc, "key", None) == "cli.parser" and any(a == "--lang" or a.startswith("--lang=") for a in given[1:]):
+            # --lang after the subcommand is no option of it (a CLI pass: "calc --lang vi alpha=2" had
+            # read "vi" as the link and said only "unrecognized arguments: --lang alpha=2").
+            exc = UsageError("cli.parser_lang_late", message=exc.params["message"])
         print(f"specviz: error: {one_line(exc, lang)}", file=sys.stderr)
         return 2
     except Exception as exc:  # the last layer: a result or value nothing above foresaw

@@ -239,6 +239,11 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
     # (this command names none), which by_batch lists (an attack pass: "the best length at this batch").
     notices = [Notice("command.schedule_dp_given", **n.params) if n.key == "command.schedule_dp" else n
                for n in command.notices]
+    # Past the newest release specviz knows, its options are taken as that release's: said (a CLI
+    # pass: 9.9.9 had been written for without a word, where serve refuses it).
+    newest = commands.VLLM_VERSIONS[-1]
+    if commands.parse_version(args.version) > commands.parse_version(newest):
+        notices.append(Notice("cli.version.newer", version=shortened(args.version), newest=newest))
     row: dict[str, Any] = {"command": command.line, "problems": [words(n, args.lang) for n in command.problems],
                            "warnings": [words(n, args.lang) for n in (*notices, *sidebar_notes(chosen))]}
     if schedule is not None:

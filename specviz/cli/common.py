@@ -111,9 +111,11 @@ def count(text: str) -> int:
     return value
 
 
-def positive(unit: str) -> Callable[[str], float]:
-    """An option's type for a finite number above 0 of ``unit`` (seconds, bytes): NaN, infinities and
-    0 are refused (``--kv-bytes nan`` had printed NaN, which is no JSON)."""
+def positive(unit: str, most: float) -> Callable[[str], float]:
+    """An option's type for a number of ``unit`` (seconds, bytes) above 0 and at most ``most``: NaN,
+    infinities and 0 are refused (``--kv-bytes nan`` had printed NaN, which is no JSON), and so is
+    what no use has (``--kv-bytes 1e308`` had printed Infinity, ``record --every 1e11`` ended in an
+    OverflowError after its first poll)."""
     def parsed(text: str) -> float:
         try:
             value = float(text)
@@ -121,6 +123,8 @@ def positive(unit: str) -> Callable[[str], float]:
             raise argparse.ArgumentTypeError(f"must be a number of {unit}, got {text!r}") from None
         if not (math.isfinite(value) and value > 0):
             raise argparse.ArgumentTypeError(f"must be a finite number of {unit} above 0, got {text!r}")
+        if value > most:
+            raise argparse.ArgumentTypeError(f"must be at most {most:g} {unit}, got {text!r}")
         return value
     return parsed
 

@@ -377,7 +377,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("model-from-config", description=_MODEL_DOC, help="exact parameter counts from a config.json")
     p.add_argument("file", type=Path, help="a model's config.json, as Hugging Face publishes it")
-    p.add_argument("--kv-bytes", type=positive("bytes"), default=2.0, help="bytes per KV element (2 for BF16, 1 for FP8)")
+    p.add_argument("--kv-bytes", type=positive("bytes", 8), default=2.0,
+                   help="bytes per KV element (2 for BF16, 1 for FP8; at most 8)")
     p.add_argument("--format", **FORMAT)
     p.set_defaults(run=_model_from_config)
 

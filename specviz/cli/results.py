@@ -106,7 +106,10 @@ def _export(args: argparse.Namespace) -> tuple[str, int]:
         print(f"specviz: {words(left, args.lang)}", file=sys.stderr)
     if args.output is None:
         return text.rstrip("\n"), 0
-    args.output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    try:
+        args.output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    except OSError as exc:  # a folder, a missing folder, no right to write: said, not as [Errno 21]
+        raise UsageError("cli.export.cannot_write", output=str(args.output), detail=exc.strerror or type(exc).__name__) from None
     return json_text({"file": str(args.output), "runs": [r.run_id for r in made], "left_out": left_out}), 0
 
 
