@@ -199,6 +199,17 @@ class TestRooflineCommand:
         step, step_bf16 = json.loads(checkpoint)[0]["baseline_step_ms"], json.loads(bf16)[0]["baseline_step_ms"]
         assert step == pytest.approx(6.29, abs=0.05) and step_bf16 == pytest.approx(11.9, abs=0.05)
 
+    def test_a_config_file_is_read_whatever_its_name_and_a_missing_one_said(self, capsys, tmp_path):
+        """A CLI pass: a config saved without .json, and a .json not there, had read as "unknown model"."""
+        saved = tmp_path / "qwen_config"
+        saved.write_bytes((SAMPLES / "configs" / "Qwen3-235B-A22B.config.json").read_bytes())
+        argv = ["roofline", "--gpu", "B200", "--batch", "1", "--alpha", "0.7", "--gamma", "3", "--target"]
+        code, by_file, err = run(capsys, *argv, str(saved))
+        _, by_json, _ = run(capsys, *argv, str(SAMPLES / "configs" / "Qwen3-235B-A22B.config.json"))
+        assert code == 0 and by_file == by_json, err
+        code, out, err = run(capsys, *argv, str(tmp_path / "nowhere.json"))
+        assert (code, out, err) == (2, "", f"specviz: error: {tmp_path / 'nowhere.json'}: no such file\n")
+
     def test_cpu_preset_needs_figures_then_works(self, capsys):
         argv = ["roofline", "--gpu", "Intel-12th-gen-desktop", "--target", "Qwen2.5-1.5B", "--draft",
                 "Qwen2.5-0.5B", "--batch", "1", "--alpha", "0.8", "--gamma", "4"]
@@ -620,6 +631,17 @@ class TestStoreCommands:
                         "--db", db)
         assert json.loads(out) == [{"source_file": str(SAMPLES / "vllm_bench_nerdalert.jsonl"), "runs": 9,
                                     "requests": 0, "imports": 1}]
+
+    def test_a_file_whose_name_is_no_utf8_is_removed_by_the_name_it_was_ingested_under(self, capsys, tmp_path):
+        """A CLI pass: ingest stored its name's stray bytes as U+FFFD, and remove by that name failed in
+        DuckDB's conversion ("cannot encode str as UTF-8, surrogate …")."""
+        db = made_store(tmp_path / "c.duckdb")
+        named = os.fsdecode(bytes(tmp_path) + b"/bad\xff\xfename.json")
+        Path(named).write_bytes((SAMPLES / "vllm_0.25_bench_serve_specdecode.json").read_bytes())
+        code, out, err = run(capsys, "ingest", named, "--db", db)
+        assert code == 0, err
+        code, out, err = run(capsys, "remove", named, "--db", db)
+        assert (code, err) == (0, "") and json.loads(out)["removed"]["file"] == f"{tmp_path}/bad\ufffd\ufffdname.json"
 
     def test_remove_names_the_files_that_left_runs_to_it(self, capsys, tmp_path):
         db = str(tmp_path / "c.duckdb")

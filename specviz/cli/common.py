@@ -308,6 +308,13 @@ def _catalogue_plain(message: Any, lang: str) -> str:
     return i18n.t(message.key, lang, **{k: held(v) for k, v in message.params.items()}).replace("**", "")
 
 
+def file_name(path: Path | str) -> str:
+    """A file's path as text a report can carry and the store names it: bytes that are no UTF-8 (which
+    the command line's arguments give as surrogates, and no UTF-8 output can write) as U+FFFD, as
+    :meth:`specviz.results.store.Store.import_path` stores the name."""
+    return os.fsencode(path).decode("utf-8", "replace")
+
+
 def open_store(path: Path | None, *, create: bool = False) -> Store:
     """The store at ``path`` (``--db``), else at ``SPECVIZ_DB``. One the user names (either way) must
     exist for a command that uses what it holds, and a new one's folder for a command that may make it

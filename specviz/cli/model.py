@@ -90,8 +90,10 @@ def roofline_rows(result: dict[str, np.ndarray]) -> list[dict[str, Any]]:
 def _resolve_model(name: str, models: dict[str, architecture.Model]) -> architecture.Model:
     if name in models:
         return models[name]
-    path = Path(name)
-    if path.suffix == ".json" and path.exists():
+    # A file that is there, whatever its name, or a name of a config.json (read, or said to be missing):
+    # a config saved without its suffix, or a .json mistyped, had read as "unknown model" (a CLI pass).
+    path = Path(name).expanduser()
+    if path.exists() or path.suffix.lower() == ".json":
         return config_model(path)
     raise UsageError("cli.roofline.unknown_model", name=repr(name), models=", ".join(models))
 

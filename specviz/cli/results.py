@@ -13,7 +13,7 @@ from specviz import settings
 from specviz.errors import Notice, SpecvizError
 from specviz.results import benchmark_report, export, importers
 
-from .common import DB, FORMAT, UsageError, format_rows, frame_rows, json_text, open_store, words
+from .common import DB, FORMAT, UsageError, file_name, format_rows, frame_rows, json_text, open_store, words
 
 def _expand(paths: list[Path], report: dict[str, list[Any]], lang: str) -> list[Path]:
     """Files as given; a folder (not a symbolic link to one) as the result files under it, the files
@@ -28,14 +28,15 @@ def _expand(paths: list[Path], report: dict[str, list[Any]], lang: str) -> list[
         found = importers.folder_files(path)
         files += found.files
         # Why, in the words the Explorer's upload uses (:class:`specviz.results.importers.LeftOut`).
-        report["skipped"] += [{"file": str(file), "message": words(Notice(f"exp.left_out.{why.reason}", file=file.name,
-                                                                           holder=str(why.holder),
+        report["skipped"] += [{"file": file_name(file), "message": words(Notice(f"exp.left_out.{why.reason}",
+                                                                                 file=file_name(file.name),
+                                                                                 holder=file_name(why.holder or ""),
                                                                            suffixes=", ".join(importers.RESULT_SUFFIXES)), lang)}
                               for file, why in sorted(found.left_out.items())]
         if not found.files:
-            none = Notice("cli.ingest.no_files", path=str(path), suffixes=", ".join(importers.RESULT_SUFFIXES[:-1]),
+            none = Notice("cli.ingest.no_files", path=file_name(path), suffixes=", ".join(importers.RESULT_SUFFIXES[:-1]),
                           last=importers.RESULT_SUFFIXES[-1])
-            report["errors"].append({"file": str(path), "message": words(none, lang)})
+            report["errors"].append({"file": file_name(path), "message": words(none, lang)})
     return files
 
 
@@ -47,17 +48,17 @@ def _ingest(args: argparse.Namespace) -> tuple[str, int]:
             try:
                 result = store.import_path(path, settings.get("SPECVIZ_MAX_UPLOAD_BYTES"))
             except Exception as exc:  # whatever failed is this file's report; the other files go in
-                error = exc if isinstance(exc, SpecvizError) else importers.as_ingest_error(str(path), exc)
-                report["errors"].append({"file": str(path), "message": words(error, args.lang)})
+                error = exc if isinstance(exc, SpecvizError) else importers.as_ingest_error(file_name(path), exc)
+                report["errors"].append({"file": file_name(path), "message": words(error, args.lang)})
                 continue
             if args.synthetic and result.content_hash:
                 store.flag_synthetic(result.content_hash)
             warnings = [words(warning, args.lang) for warning in result.warnings]
-            entry = {"file": str(path), "format": result.format, "runs": result.runs,
+            entry = {"file": file_name(path), "format": result.format, "runs": result.runs,
                      "requests": result.requests, "warnings": warnings}
             # A skipped file says why: from which file its runs came, or under which name it is stored.
             report[result.status].append(entry if result.status == "imported" else {
-                "file": str(path), "message": words(result.reason, args.lang), "warnings": warnings})
+                "file": file_name(path), "message": words(result.reason, args.lang), "warnings": warnings})
     finally:
         store.close()
     if report["errors"]:  # exit 2 with one line on stderr, as every error (the files' reasons are in errors)
@@ -118,7 +119,9 @@ def _remove(args: argparse.Namespace) -> tuple[str, int]:
     with its runs and their requests; a name that names none or several removes nothing."""
     store = open_store(args.db)
     try:
-        found = store.find_import(args.name)
+        # A name of bytes that are no UTF-8 is looked for as ingest stored it (a CLI pass: DuckDB had
+        # refused the surrogates argv gives them as, and it could be removed by id only).
+        found = store.find_import(file_name(args.name))
         shared = store.sharing_imports(found["content_hash"])  # said before it is gone
         runs = store.remove_import(found["content_hash"])
     finally:
