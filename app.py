@@ -135,7 +135,9 @@ def scenario_sidebar(lang: str) -> None:
         side.caption(t("side.ep_dense", lang, target=in_language(target.name, lang)))
     st.session_state[PARALLEL_DEFAULTS] = {"tp": str(tp_default), "dp": str(dp_default),
                                            "ep": "on" if ep_default else "off"}
-    before = st.session_state.pop(PARALLEL_BEFORE, None)
+    # Kept while a config to size them by is still to come: the counts before the choice of a config of
+    # one's own are the ones its reading replaces (a browser pass: "it was 1", the waiting default, for 8).
+    before = st.session_state.pop(PARALLEL_BEFORE, None) if known_pair else None
     # Set for the new choice: said, not silent (nor said while a config to size them by is still to come).
     if known_pair and before and (before["tp"], before["dp"]) != (str(tp), str(dp)):
         # "The fewest that hold the pair" only where they do (an engineer's pass: said of 8 holding none).

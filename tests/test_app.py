@@ -26,7 +26,7 @@ from specviz.advice import claims, evidence
 from specviz.cli.advice import claim_row
 from specviz.cli.common import UsageError
 from specviz.cli.model import calc_row
-from specviz.errors import Notice, SpecvizError
+from specviz.errors import InputError, Notice, SpecvizError
 from specviz.i18n import escape_markdown, md
 from specviz.live import exposition, replay, windows
 from specviz.model import hf_config, spec
@@ -833,7 +833,9 @@ class TestScenarioSidebar:
         # Four B200s (4 × 180 GiB) hold its 671B parameters in FP8 with room for the default batch.
         assert parallel(at) == parallel(preset) and parallel(at)[:2] == ["mtp", "4"]
         assert shown(at) == shown(preset)
-        assert any(i.value.startswith("GPUs set again for this choice: 4") for i in at.sidebar.info)
+        # The preset's four before the config of one's own, four after it: nothing changed to say (it had
+        # said "it was 1", the default shown while the config was still to come).
+        assert not any(i.value.startswith("GPUs set again") for i in at.sidebar.info)
 
     def test_an_eagle3_head_uploaded_as_the_target_is_refused_and_drafts_as_the_draft(self):
         head = SAMPLES / "configs" / "EAGLE3-SpecForge-deepseek-v3-671B.config.json"
@@ -845,6 +847,18 @@ class TestScenarioSidebar:
         at.sidebar.file_uploader[0].set_value(("config.json", head.read_bytes(), "application/json")).run()
         assert not at.exception and not at.sidebar.error
         assert at.session_state["scenario"].draft.kind == "eagle3"  # a head, not a separate draft model
+
+    def test_a_config_of_ones_own_says_the_gpus_it_replaces(self):
+        """A browser pass: 8 B200s chosen, then a target of one's own: once its config was read, the GPUs
+        were said to have been 1 (the default shown while the config was still to come), not 8."""
+        at = make_app(gpu="B200", target="DeepSeek-V3", precision="fp8-weights", tp="8")
+        at.sidebar.selectbox(key="target").set_value("custom").run()
+        assert not at.sidebar.error and [i.value for i in at.sidebar.info] == [
+            i18n.message(InputError("hf_config.empty", name=i18n.t("side.pasted_config", "en")), "en")]
+        at.text_area(key="target_config_text").set_value((ROOT / "data/model_configs/DeepSeek-V3.json").read_text()).run()
+        assert not at.exception and at.sidebar.selectbox(key="tp").value == "4"
+        assert [i.value for i in at.sidebar.info if i.value.startswith("GPUs set again")] == [
+            i18n.t("side.parallel_reset", "en", gpus=4, tp=4, dp=1, was=8, gpu="NVIDIA B200 (HGX)")]
 
     def test_a_draft_of_ones_own_outlives_a_new_target(self):
         """An EAGLE-3 head pasted as the draft stays the draft when the target changes, to a preset or

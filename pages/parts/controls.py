@@ -53,7 +53,7 @@ def forget(*keys: str) -> None:
     """Drop the controls' values and their URL values, so that each control comes back at its default
     (a widget callback: a new target starts with its own default draft, a new device or pair with
     the fewest GPUs that hold it); the GPU counts it drops are kept to say how they changed."""
-    if "tp" in keys and st.session_state.get("tp") is not None:
+    if "tp" in keys and st.session_state.get("tp") is not None and PARALLEL_BEFORE not in st.session_state:
         st.session_state[PARALLEL_BEFORE] = {key: st.session_state.get(key) for key in PARALLEL}
     for key in keys:
         st.session_state.pop(key, None)
