@@ -121,8 +121,12 @@ for number, found in enumerate(scenario.published_acceptance(presets(settings.ge
         line.caption(t("calc.published_alpha_beyond", lang, length=found.acceptance_length, gamma=found.gamma,
                        dataset=found.dataset, note=found.note, source=found.source, error=message(exc, lang)))
         continue
-    line.caption(t("calc.published_alpha", lang, alpha=found_alpha, gamma=found.gamma, dataset=found.dataset,
-                   note=found.note, source=found.source))
+    # The tokens a step it was published as, where it was: a note's own figures ("2.43 at batch 64")
+    # are lengths too, which α alone had left unnamed (a browser pass).
+    line.caption(t("calc.published_alpha" if found.acceptance_length is None else "calc.published_alpha_length", lang,
+                   alpha=found_alpha,
+                   length=found.acceptance_length, gamma=found.gamma, dataset=found.dataset, note=found.note,
+                   source=found.source))
     line.button(t("calc.use_published_alpha", lang, alpha=found_alpha, gamma=found.gamma), key=f"published_alpha_{number}",
                 on_click=use_published, args=(found_alpha, found.gamma))
 if mode == "ratios":

@@ -660,7 +660,9 @@ class TestScenarioSidebar:
     def test_a_published_acceptance_is_offered_as_a_starting_point(self):
         at = make_app(target="gpt-oss-120b", draft="eagle3", gpu="H100-SXM")
         said = [c.value for c in at.caption if c.value.startswith("Published for this pair")]
-        assert len(said) == 1 and "α 0.67 at γ 3 (MT-Bench;" in said[0]
+        # Its length named, as its note's own figure is one (a browser pass: "(2.43 at batch 64)" had
+        # stood beside α alone).
+        assert len(said) == 1 and "2.41 tokens a step at γ 3, α 0.67 (MT-Bench;" in said[0]
         at.button(key="published_alpha_0").click().run()
         assert (at.slider(key="alpha").value, at.select_slider(key="gamma").value) == (0.67, 3)
         assert not [c for c in make_app().caption if c.value.startswith("Published for this pair")]
@@ -670,18 +672,18 @@ class TestScenarioSidebar:
         DeepSeek-V4-Flash's MTP layer (ROCm ATOM), each a length at γ 3 counting the bonus token."""
         at = make_app(target="Llama-4-Maverick", draft="eagle3", gpu="B200")
         said = [c.value for c in at.caption if c.value.startswith("Published for this pair")]
-        assert len(said) == 3 and "α 0.80 at γ 3 (HumanEval (coding);" in said[0]
-        assert "α 0.83 at γ 3 (GSM8K (math reasoning);" in said[1] and "α 0.66 at γ 3 (CNN/Daily Mail" in said[2]
+        assert len(said) == 3 and "2.94 tokens a step at γ 3, α 0.80 (HumanEval (coding);" in said[0]
+        assert "γ 3, α 0.83 (GSM8K (math reasoning);" in said[1] and "γ 3, α 0.66 (CNN/Daily Mail" in said[2]
         at.button(key="published_alpha_1").click().run()
         assert (at.slider(key="alpha").value, at.select_slider(key="gamma").value) == (0.83, 3)
         glm = [c.value for c in make_app(target="GLM-5", draft="mtp", gpu="B200").caption
                if c.value.startswith("Published for this pair")]
-        assert [text.split(" (")[0] for text in glm] == ["Published for this pair: α 0.75 at γ 3",
-                                                        "Published for this pair: α 0.80 at γ 3"]
+        assert [text.split(" (")[0] for text in glm] == ["Published for this pair: 2.74 tokens a step at γ 3, α 0.75",
+                                                        "Published for this pair: 2.95 tokens a step at γ 3, α 0.80"]
         flash = [c.value for c in make_app(target="DeepSeek-V4-Flash", draft="mtp", gpu="B200").caption
                  if c.value.startswith("Published for this pair")]
         # Its one MTP layer drafts two of the three tokens past its training: 2.60 a step is α 0.91.
-        assert len(flash) == 1 and "α 0.91 at γ 3 (GSM8K (20-shot, all 1,319 problems);" in flash[0]
+        assert len(flash) == 1 and "2.60 tokens a step at γ 3, α 0.91 (GSM8K (20-shot, all 1,319 problems);" in flash[0]
         assert not [c for c in make_app(target="DeepSeek-V4-Pro", draft="mtp", gpu="B200").caption
                     if c.value.startswith("Published for this pair")]
 
