@@ -434,10 +434,13 @@ def gamma_sweep(scenario: Scenario, alpha: float, batch: int, context: int,
     ``fits``): a γ at which the batch does not fit has no speedup (NaN), as the calculator gives none
     (a browser pass: Qwen3-Next at batch 596 had been told "best γ 6 (1.76×)", where 454 fit at γ 6).
     In ratios mode, and on a device without a memory figure (:func:`memory_fit`'s ``weighed``), no memory
-    is weighed: every γ fits, and ``max_batch`` is missing (not the largest integer).
+    is weighed: every γ fits, and ``max_batch`` is missing (not the largest integer). Each γ's band,
+    ``low`` and ``high`` (:func:`speedup_band`), as the headline's at its own γ (a browser pass: the
+    best γ's figure had stood without one).
     """
     g = np.arange(1, scenario.gamma_limit(gamma_max) + 1)
     r = evaluate_scenario(scenario, alpha, g, batch, context)
+    low, high = speedup_band(scenario, alpha, g, batch, context)
     held = pd.array([pd.NA] * g.size, dtype="Int64")
     if scenario.mode == "step" and math.isfinite(scenario.gpu.memory_gb):
         held = pd.array(np.broadcast_to(largest_batch(scenario.gpu, scenario.target, scenario.draft, scenario.precision,
@@ -445,7 +448,8 @@ def gamma_sweep(scenario: Scenario, alpha: float, batch: int, context: int,
                                                       rule=scenario.engine.memory), g.shape), dtype="Int64")
     fits = np.asarray((batch <= held).fillna(True), dtype=bool)
     speedup = np.where(fits, np.asarray(r["speedup"], dtype=float), np.nan)
-    frame = pd.DataFrame({"gamma": g, "speedup": speedup, "verify_cost": r["verify_cost"],
+    frame = pd.DataFrame({"gamma": g, "speedup": speedup, "low": np.where(fits, low, np.nan),
+                          "high": np.where(fits, high, np.nan), "verify_cost": r["verify_cost"],
                           "expected_tokens": r["expected_tokens"], "max_batch": held, "fits": fits})
     return frame, int(g[np.nanargmax(speedup)]) if fits.any() else None
 

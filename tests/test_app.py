@@ -330,6 +330,11 @@ class TestCalculatorPage:
         at = make_app(target="Qwen3-Next-80B-A3B", draft="mtp", tp="4", dp="1", ep="off", batch="596", alpha="0.95",
                       view="gamma")
         assert not at.exception and metric(at, "Best γ here").startswith("4 (")
+        # With its band, the sweep's at that γ, as the headline's speedup has one (a browser pass).
+        chosen = at.session_state["scenario"]
+        frame, best = calculator.gamma_sweep(chosen, 0.95, 596, chosen.context, 16)
+        row = frame.loc[frame["gamma"] == best].iloc[0]
+        assert metric(at, "Best γ here") == f"4 ({row.speedup:.2f}×, likely {row.low:.2f}–{row.high:.2f}×)"
         said = " ".join(c.value for c in at.caption)
         assert "Batch 596 does not fit with the draft at γ 5 and the longer drafts past it" in said
         assert "at γ 5 the memory holds at most 515 sequences" in said

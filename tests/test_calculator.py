@@ -212,6 +212,16 @@ class TestSteadyLoad:
         assert draft_length.gamma_schedule(short, 0.95, short.context, 64, 16)["gamma"].max() <= 6
         assert calculator.gamma_sweep(REALISTIC, 0.95, 16, 1024, 16)[0]["gamma"].max() == 16
 
+    def test_each_gamma_of_the_sweep_carries_the_headlines_band_at_it(self):
+        """A browser pass: the best γ's speedup had stood without a band where the headline's has one."""
+        frame, best = calculator.gamma_sweep(REALISTIC, 0.8, 32, 1024, 16)
+        for row in frame.itertuples():
+            low, high = calculator.speedup_band(REALISTIC, 0.8, int(row.gamma), 32, 1024)
+            assert (row.low, row.high) == pytest.approx((float(low), float(high)), rel=1e-12)
+            assert row.low < row.speedup < row.high
+        no_fit = calculator.gamma_sweep(REALISTIC, 0.8, 10**6, 1024, 16)[0]
+        assert no_fit[["speedup", "low", "high"]].isna().all().all()
+
     def test_a_load_the_model_does_not_hold_is_refused(self):
         with pytest.raises(InputError) as long:
             workload.steady_load(REALISTIC, 131_000, 1_000)

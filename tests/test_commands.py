@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from conftest import PRESETS, config_of, make_scenario
-from specviz import i18n, workload
+from specviz import calculator, i18n, workload
 from specviz.advice import commands as vllm_config
 from specviz.advice import draft_length, memory_flags, serving, sglang, trtllm
 from specviz.errors import Notice, SpecvizError
@@ -502,7 +502,12 @@ class TestMemoryFlags:
         one = draft_length.advise(qwen, 0.8, 8, 192, schedule, "vllm", by_load=False)
         assert (one[0].key, one[0].params) == ("advice.batch_no_fit_gamma", {"batch": 192, "gamma": 8, "limit": 164})
         assert one[1].key == "advice.best_gamma"
-        assert draft_length.advise(qwen, 0.8, 8, 192, schedule, "vllm")[0].key == "advice.best_gamma"  # by load: fits
+        by_load = draft_length.advise(qwen, 0.8, 8, 192, schedule, "vllm")[0]  # by load: fits
+        assert by_load.key == "advice.best_gamma"
+        # With the band the calculator gives the same speedup (a browser pass: the Deploy view's had none).
+        low, high = calculator.speedup_band(qwen, 0.8, by_load.params["gamma"], 192, qwen.context)
+        assert (by_load.params["low"], by_load.params["high"]) == (float(low), float(high))
+        assert by_load.params["low"] < by_load.params["speedup"] < by_load.params["high"]
         (past, *_) = draft_length.advise(qwen, 0.8, 8, 235, schedule, "vllm", by_load=False)
         assert past.key == "advice.batch_no_fit_gamma" and past.params["limit"] == 164
 

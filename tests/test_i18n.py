@@ -22,7 +22,7 @@ NOT_KEYS = (".py", ".json", ".csv", ".prom", ".duckdb", ".txt")
 SAME_IN_VIETNAMESE = {
     "claims.sentence_placeholder",  # an English slide's sentence, as a user pastes one
     "side.gpu", "command.quantizers.amd", "side.preset_value", "side.draft", "side.draft.eagle3", "side.draft.eagle", "side.engine",
-    "side.precision.bf16", "side.language", "calc.off_preset_knob", "calc.m.best_gamma_value", "calc.tab.heatmap",
+    "side.precision.bf16", "side.language", "calc.off_preset_knob", "calc.tab.heatmap",
     "calc.tab.roofline", "calc.serve.engine", "calc.serve.engine.vllm", "calc.serve.engine.sglang", "calc.serve.engine.trtllm", "col.alpha",
     "col.gamma", "col.memory_bound", "col.engine", "col.gpu", "col.batch", "chart.alpha", "chart.pass",
     "chart.ridge", "chart.acceptance",

@@ -154,7 +154,8 @@ def show_headline(at: AtAlpha) -> Headline:
     # Whether speculation pays at this batch (its break-even, its best γ) is no question where the
     # memory does not hold the batch; the passes' costs above are still what they are.
     if fits and best_gamma is not None:  # the batch fits at γ, so at the best γ of those that hold it
-        best_speed = float(best_gamma_frame.loc[best_gamma_frame["gamma"] == best_gamma, "speedup"].iloc[0])
+        best = best_gamma_frame.loc[best_gamma_frame["gamma"] == best_gamma].iloc[0]
+        best_speed = float(best["speedup"])
         # Below 1 no verify pass is cheap enough (none costs less than a plain pass): the drafts alone
         # cost more than they return.
         breakeven_verify = float(spec.breakeven_verify_cost(alpha, gamma, here["draft_cost"], **chosen.reuse))
@@ -164,5 +165,6 @@ def show_headline(at: AtAlpha) -> Headline:
                    help=t("calc.m.breakeven_alpha_help", lang), width="content")
         row.metric(t("calc.m.best_gamma", lang),
                    t("calc.m.best_gamma_value" if best_speed > 1 else "calc.m.best_gamma_none", lang, gamma=best_gamma,
-                     speedup=best_speed), help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max), width="content")
+                     speedup=best_speed, low=float(best["low"]), high=float(best["high"])),
+                   help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max), width="content")
     return Headline(speed, fits, bool(held), best_gamma_frame, best_gamma)

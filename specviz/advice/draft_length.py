@@ -176,9 +176,13 @@ def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: p
                    else Notice("advice.batch_no_fit", batch=int(batch), limit=limit, gamma=longest)]
     else:
         here = schedule[(schedule["first"] <= batch) & (schedule["last"] >= batch)].iloc[0]
+        best = max(1, int(here["gamma"]))
+        # With its band, as the calculator's headline says a speedup (a browser pass).
+        low, high = calculator.speedup_band(scenario, alpha, best, batch, scenario.context)
         notices = [Notice("advice.best_gamma", gamma=int(here["gamma"]), batch=int(batch),
-                          speedup=float(calculator.evaluate_scenario(scenario, alpha, max(1, int(here["gamma"])), batch,
-                                                                     scenario.context)["speedup"]))
+                          speedup=float(calculator.evaluate_scenario(scenario, alpha, best, batch,
+                                                                     scenario.context)["speedup"]),
+                          low=float(low), high=float(high))
                    if here["gamma"] else Notice("advice.no_gamma", batch=int(batch))]
         # Up to this batch the best γ falls for a dense model; it may rise for a MoE, or do both.
         gammas = speculating.loc[speculating["first"] <= batch, "gamma"].to_numpy()

@@ -286,17 +286,22 @@ def speedup_heatmap(grid: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
 
 
 def speedup_vs_gamma(sweep: pd.DataFrame, best_gamma: int, lang: str = "en") -> alt.LayerChart:
-    """Speedup for each draft length γ, the best one highlighted, with the 1.0 line."""
+    """Speedup for each draft length γ, the best one highlighted, each with its band (``low`` to
+    ``high``, :func:`specviz.calculator.gamma_sweep`) as a whisker, with the 1.0 line."""
     data = sweep.assign(best=sweep["gamma"] == best_gamma)
+    x = alt.X("gamma:O", title=t("chart.gamma", lang))
+    tooltip = [alt.Tooltip("gamma:O", title=t("chart.gamma", lang)),
+               alt.Tooltip("speedup:Q", title=t("chart.speedup", lang), format=".3f"),
+               alt.Tooltip("low:Q", title=t("chart.band_low", lang), format=".3f"),
+               alt.Tooltip("high:Q", title=t("chart.band_high", lang), format=".3f"),
+               alt.Tooltip("expected_tokens:Q", title=t("chart.expected_tokens", lang), format=".3f"),
+               alt.Tooltip("verify_cost:Q", title=t("chart.verify_cost", lang), format=".2f")]
     bars = alt.Chart(data).mark_bar().encode(
-        x=alt.X("gamma:O", title=t("chart.gamma", lang)),
-        y=alt.Y("speedup:Q", title=t("chart.speedup", lang)),
-        color=alt.ColorValue(value="#c7c7c7", condition={"test": "datum.best", "value": "#1f77b4"}),
-        tooltip=[alt.Tooltip("gamma:O", title=t("chart.gamma", lang)),
-                 alt.Tooltip("speedup:Q", title=t("chart.speedup", lang), format=".3f"),
-                 alt.Tooltip("expected_tokens:Q", title=t("chart.expected_tokens", lang), format=".3f"),
-                 alt.Tooltip("verify_cost:Q", title=t("chart.verify_cost", lang), format=".2f")])
-    return alt.layer(bars, *_break_even_rule(lang, t("chart.speedup", lang)), height=300)
+        x=x, y=alt.Y("speedup:Q", title=t("chart.speedup", lang)),
+        color=alt.ColorValue(value="#c7c7c7", condition={"test": "datum.best", "value": "#1f77b4"}), tooltip=tooltip)
+    whiskers = alt.Chart(data).mark_rule(color="#333333").encode(x=x, y=alt.Y("low:Q"), y2=alt.Y2("high:Q"),
+                                                                 tooltip=tooltip)
+    return alt.layer(bars, whiskers, *_break_even_rule(lang, t("chart.speedup", lang)), height=300)
 
 
 def roofline_chart(roof: pd.DataFrame, passes: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
