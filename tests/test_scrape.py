@@ -44,11 +44,21 @@ BOUND_S = 5.0  # every scrape here ends well within this
 
 @pytest.fixture(autouse=True)
 def small_limits(monkeypatch):
+    # Waits long enough that a server's thread kept off the CPU for a while (two cores, a full suite
+    # beside it) still answers within them: at 0.5 s a run had read an answer cut short as a read
+    # timeout. The tests of the timeouts themselves shorten them (short_waits).
     monkeypatch.setenv("SPECVIZ_SCRAPE_CONNECT_TIMEOUT_S", "0.5")
-    monkeypatch.setenv("SPECVIZ_SCRAPE_READ_TIMEOUT_S", "0.5")
-    monkeypatch.setenv("SPECVIZ_SCRAPE_DEADLINE_S", "1.5")
+    monkeypatch.setenv("SPECVIZ_SCRAPE_READ_TIMEOUT_S", "2")
+    monkeypatch.setenv("SPECVIZ_SCRAPE_DEADLINE_S", "3")
     monkeypatch.setenv("SPECVIZ_SCRAPE_MAX_BYTES", str(LIMIT))
     monkeypatch.setenv("SPECVIZ_SCRAPE_MAX_REDIRECTS", "3")
+
+
+@pytest.fixture
+def short_waits(monkeypatch):
+    """The read timeout and deadline of a test that waits for one of them to end the scrape."""
+    monkeypatch.setenv("SPECVIZ_SCRAPE_READ_TIMEOUT_S", "0.5")
+    monkeypatch.setenv("SPECVIZ_SCRAPE_DEADLINE_S", "1.5")
 
 
 Handler = Callable[[socket.socket, threading.Event], None]
@@ -208,7 +218,7 @@ class TestLimits:
         monkeypatch.setenv("SPECVIZ_SCRAPE_MAX_REDIRECTS", "7")
         limits = scrape.Limits.from_settings()
         assert (limits.connect_timeout_s, limits.read_timeout_s, limits.deadline_s, limits.max_bytes,
-                limits.max_redirects) == (0.5, 0.5, 1.5, LIMIT, 7)
+                limits.max_redirects) == (0.5, 2, 3, LIMIT, 7)
 
 
 class TestFetchUrl:
@@ -253,6 +263,7 @@ class TestFetchUrl:
                 for filler in fillers:
                     filler.close()
 
+    @pytest.mark.usefixtures("short_waits")
     def test_server_that_accepts_and_never_answers(self):
         def handle(conn: socket.socket, stop: threading.Event) -> None:
             request_path(conn)
@@ -261,6 +272,7 @@ class TestFetchUrl:
             error = refused(lambda: scrape.fetch_url(server.url()), "scrape.read_timeout")
         assert error.params["seconds"] == 0.5
 
+    @pytest.mark.usefixtures("short_waits")
     @pytest.mark.parametrize("length", ["-1", "500"])
     def test_a_body_that_stalls_after_the_headers_is_named_so(self, length):
         """A Content-Length of -1 (or more than is sent) waited the read timeout and was then
@@ -319,6 +331,7 @@ class TestFetchUrl:
         with serving(handle) as server:
             refused(lambda: scrape.fetch_url(server.url()), "scrape.too_large")
 
+    @pytest.mark.usefixtures("short_waits")
     def test_slow_trickle_ends_at_the_deadline(self):
         def handle(conn: socket.socket, stop: threading.Event) -> None:
             request_path(conn)
@@ -331,6 +344,7 @@ class TestFetchUrl:
         assert time.monotonic() - started >= 1.4
         assert error.params["seconds"] == 1.5
 
+    @pytest.mark.usefixtures("short_waits")
     def test_trickle_in_the_headers_ends_at_the_deadline(self):
         def handle(conn: socket.socket, stop: threading.Event) -> None:
             request_path(conn)
@@ -340,6 +354,7 @@ class TestFetchUrl:
         with serving(handle) as server:
             refused(lambda: scrape.fetch_url(server.url()), "scrape.deadline")
 
+    @pytest.mark.usefixtures("short_waits")
     def test_trickle_in_the_tls_handshake_ends_at_the_deadline(self, monkeypatch):
         # Python bounds a whole handshake by the socket's timeout: make that longer than the deadline.
         monkeypatch.setenv("SPECVIZ_SCRAPE_CONNECT_TIMEOUT_S", "3")
