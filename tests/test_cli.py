@@ -1689,6 +1689,24 @@ class TestCalcCommand:
         code, out, _ = run(capsys, "calc", "view=batch&claim_batch=8&serve_engine=sglang&latency_rates=0.8&lang=vi&gamma=2")
         assert code == 0 and json.loads(out)["gamma"] == 2
 
+    def test_a_components_format_is_shown_and_a_wrong_one_refused_with_the_formats_taken(self, capsys):
+        """A CLI pass: weights_experts=nvfp4 showed nowhere in the output (precision "checkpoint"), and
+        weights_experts=fp4 was said to take "a value of its own"."""
+        link = "gpu=B200&target=DeepSeek-V3&draft=mtp&tp=8&ep=on&alpha=0.7&batch=32"
+        _, out, _ = run(capsys, "calc", link)
+        shipped = json.loads(out)
+        assert (shipped["weight_formats"]["experts"], shipped["weight_formats"]["attention"], shipped["kv"]) == (
+            "fp8-block", "fp8-block", "bf16")
+        _, out, _ = run(capsys, "calc", link + "&weights_experts=nvfp4&kv=fp8")
+        over = json.loads(out)
+        assert (over["precision"], over["weight_formats"]["experts"], over["weight_formats"]["attention"], over["kv"]) == (
+            "checkpoint", "nvfp4", "fp8-block", "fp8")
+        assert over["speedup"] != shipped["speedup"]
+        code, out, err = run(capsys, "calc", link + "&weights_experts=fp4")
+        assert (code, out) == (2, "") and err == (
+            "specviz: error: the link sets weights_experts='fp4', which the calculator does not take (weights_experts: "
+            "one of bf16, fp8, fp8-block, int4, int4-g32, mxfp4, mxfp4-w4a4, nvfp4)\n")
+
     def test_a_csv_row_has_the_same_columns_whatever_the_scenario_and_counts_whole(self, capsys):
         """A CLI pass: DeepSeek-V3 + MTP had 42 columns, Qwen3-Next 41 and gpt-oss 42 with notices in the
         middle, so rows of several scenarios appended to one file did not line up; 64.0 for a batch."""

@@ -262,9 +262,12 @@ def _what_is_taken(name: str, presets: scenario.Presets, target_id: str) -> Noti
     if name in scenario.FIELDS:
         field = scenario.FIELDS[name]
         return Notice("cli.takes.whole" if field.whole else "cli.takes.number", low=field.low, high=field.upper)
+    # A component's weight format and the KV cache's are named too (a CLI pass: weights_experts=fp4 had
+    # been said to take "a value of its own").
     ids = {"gpu": presets.gpus, "target": presets.models, "draft": scenario.draft_choices(presets, target_id),
            "engine": presets.engines, "precision": dtypes.PRECISIONS, "tp": scenario.TENSOR_PARALLEL,
-           "mode": scenario.MODES}.get(name)
+           "dp": scenario.DATA_PARALLEL, "ep": scenario.EXPERT_PARALLEL, "kv": dtypes.KV_FORMATS,
+           "mode": scenario.MODES, **dict.fromkeys(scenario.WEIGHT_CHOICES, dtypes.FORMATS)}.get(name)
     return Notice("cli.takes.one_of", ids=", ".join(map(str, ids))) if ids is not None else Notice("cli.takes.own")
 
 

@@ -66,7 +66,8 @@ WHOLE_KEYS = frozenset({"gamma", "batch", "context", "tokens_per_plain", "tokens
                         "max_batch_plain", "input_tokens", "output_tokens"})
 # calc's every column, in order: a CSV or Markdown row has them all whatever the scenario (those it has
 # no value for empty), so that rows of several scenarios line up; JSON has those the scenario has.
-CALC_KEYS = ("gpu", "target", "draft", "engine", "precision", "tp", "dp", "ep", "mode", "alpha", "gamma", "batch",
+CALC_KEYS = ("gpu", "target", "draft", "engine", "precision", "weight_formats", "kv", "tp", "dp", "ep", "mode", "alpha",
+             "gamma", "batch",
              "context", "tokens_per_plain", "tokens_per_verify", "regime", "baseline_regime", "ridge_flop_per_byte",
              "verify_intensity", "baseline_step_ms", "verify_step_ms", "draft_step_ms", "spec_step_ms", "verify_cost",
              "draft_cost", "expected_tokens", "speedup", "baseline_tokens_per_s", "spec_tokens_per_s", "notices",
@@ -149,7 +150,12 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
     fit = head.pop("fit", None)
     band = {key: plain(head.pop(key)) for key in ("low", "high", "ideal_speedup") if key in head}
     row: dict[str, Any] = {"gpu": chosen.gpu.id, "target": chosen.target_id, "draft": chosen.draft_id,
-                           "engine": chosen.engine.id, "precision": chosen.precision.name, "tp": chosen.tp,
+                           "engine": chosen.engine.id, "precision": chosen.precision.name,
+                           # Each component's format as served, a link's override included, as the
+                           # sidebar says it (a CLI pass: weights_experts=nvfp4 had shown nowhere).
+                           "weight_formats": {component: chosen.precision.weight_format(chosen.target, component).name
+                                              for component in chosen.target.main_components},
+                           "kv": chosen.precision.kv, "tp": chosen.tp,
                            # The GPUs are tp·dp: Kimi-K2 on H100s is 2 groups of 8 with expert parallelism,
                            # whose memory per GPU read as 8 GPUs' alone (tp 8) said that 8 hold it.
                            "dp": chosen.dp, "ep": chosen.ep, "mode": chosen.mode,
