@@ -655,6 +655,25 @@ class TestStoreCommands:
                       f"they go with it, and {tmp_path / 'all.jsonl'}'s import holds only its other runs. To keep them, " \
                       f"remove {tmp_path / 'all.jsonl'} too and import it again: its runs are then stored from it.\n"
 
+    def test_remove_names_the_files_skipped_whole_for_it(self, capsys, tmp_path):
+        """A CLI pass: a sweep's run=0.json, skipped at import as its runs were stored from summary.json,
+        lost them without a word when summary.json was removed."""
+        db = str(tmp_path / "c.duckdb")
+        sweep = tmp_path / "sweep"
+        shutil.copytree(SAMPLES / "vllm_0.25_sweep", sweep)
+        run(capsys, "ingest", str(sweep), "--db", db)
+        (folder,) = {path.parent for path in sweep.rglob("run=0.json")}
+        for _ in range(2):  # skipped twice, named once
+            code, out, _ = run(capsys, "ingest", str(folder / "run=0.json"), "--db", db)
+            assert code == 0 and json.loads(out)["skipped"]
+        code, out, err = run(capsys, "remove", str(folder / "summary.json"), "--db", db)
+        assert code == 0 and json.loads(out)["removed"]["runs"] >= 1
+        assert err == (f"specviz: {folder / 'run=0.json'} was not stored when it was imported, as its runs 0 were "
+                       f"already stored from this file: they go with it. To keep them, import {folder / 'run=0.json'} "
+                       "again once this file is removed.\n")
+        code, out, _ = run(capsys, "ingest", str(folder / "run=0.json"), "--db", db)  # as it says: stored now
+        assert code == 0 and len(json.loads(out)["imported"]) == 1
+
     def test_remove_of_an_unknown_or_ambiguous_name_exits_2_and_removes_nothing(self, capsys, tmp_path):
         db = str(tmp_path / "c.duckdb")
         for value in (1, 2):  # one name, two contents: two imports

@@ -465,9 +465,14 @@ class TestARunOfOneStage:
         first, _, _ = self.imported(tmp_path / "again", ("per_request", "stage", "summary"))
         (again,) = first.run_rows(first.runs().run_id)
         assert stored == (again["run_id"], again["label"], again["request_rate"], json.loads(again["extra"]))
-        # The import tells where its run's load is from (and, where it replaced the summary, that too).
+        # The import tells where its run's load is from (and, where it replaced the summary, that too),
+        # and which files were not stored for its run (store.held_for: named where it is removed).
         taken = {"key": "warn.stage_load_taken", "params": {"other": "one/stage_0_lifecycle_metrics.json", "runs": "one"}}
-        assert taken in json.loads(warnings) and json.loads(first.imports().warnings[0]) == [taken]
+        held = lambda said: [w for w in json.loads(said) if w["key"] == "store.held_for"]
+        assert taken in json.loads(warnings) and json.loads(first.imports().warnings[0]) == [taken, *held(
+            first.imports().warnings[0])]
+        assert {w["params"]["file"] for w in held(first.imports().warnings[0])} == {
+            "one/stage_0_lifecycle_metrics.json", "one/summary_lifecycle_metrics.json"}
         store.close()
         first.close()
 

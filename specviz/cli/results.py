@@ -161,7 +161,8 @@ One imported file's runs and their per-request rows, named by the file's name as
 (the `source_file` of `runs`) or by the import's id (its `content_hash` in `imports`, or that
 hash's first 12 characters, which begin its runs' ids), in one transaction. JSON: the file, id,
 format, runs and requests removed; on standard error, each other file that left runs to it as
-already stored from it (they go with it: remove that file too and import it again to keep them).
+already stored from it (they go with it: remove that file too and import it again to keep them),
+and each file that was not stored at all as its runs were this one's (import it again to keep them).
 A name or id that matches no import (the stored files are
 named), or a name that matches several imports of other contents (their ids are named), exits 2
 and removes nothing.

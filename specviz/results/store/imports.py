@@ -90,6 +90,23 @@ class ImportResult:
         return "" if self.reason is None else str(self.reason)
 
 
+def _note_held_for(cur: duckdb.DuckDBPyConnection, name: str, repeated: dict[int, tuple[str, str]]) -> None:
+    """On the import of each file that holds the runs of ``name``, a file skipped whole for it
+    (``repeated``: its runs, each with the file that holds it), ``store.held_for`` naming ``name`` and
+    those runs, once: removing that import then names ``name``, whose runs go with it and which no
+    import holds (a CLI pass: a sweep's run=0.json, skipped for its summary.json, had gone without a
+    word with the summary's removal)."""
+    for said in repeat_notices(repeated, "store.held_for"):
+        holder, runs = said.params["other"], said.params["runs"]
+        held = Notice("store.held_for", file=name, runs=runs).to_json()
+        for content_hash, warnings in cur.execute("SELECT content_hash, CAST(warnings AS VARCHAR) FROM imports "
+                                                  "WHERE source_file = ?", [holder]).fetchall():
+            stored = json.loads(warnings or "[]")
+            if held not in stored:
+                cur.execute("UPDATE imports SET warnings = ? WHERE content_hash = ?",
+                            [json.dumps([*stored, held]), content_hash])
+
+
 def _already_imported(name: str, earlier: str, content_hash: str) -> ImportResult:
     """The report of a file whose content is stored: under another name (a copy, a renamed file, the
     same file in another folder), it names that one, since nothing of this name will show in the runs."""
@@ -285,6 +302,7 @@ class RunsAndImports(Connections):
                             notices += repeat_notices(found, notice)
                         if repeated and len(repeated) == len(parsed.runs):
                             others = tuple(sorted({other for other, _ in repeated.values()}))
+                            _note_held_for(cur, name, repeated)
                             return ImportResult(name, "skipped", fmt, warnings=notices, runs_from=others)
                         for find, notice in REPLACES.get(fmt, ()):
                             for replaced, (other, run_name) in find(cur, name, parsed).items():
@@ -420,18 +438,22 @@ class RunsAndImports(Connections):
         raise StoreError("store.no_such_import", given=given, files=files)
 
     def sharing_imports(self, content_hash: str) -> list[Notice]:
-        """The other imported files that left some of their runs to this one, as already stored from
-        it (the repeat notices of :data:`specviz.results.store.repeats.REPEATS` that name its file):
-        removing it removes those runs too, which the other files' imports do not hold. One
-        ``exp.shared_runs`` notice per such file, naming it and the runs its notice named."""
+        """The other files that left some of their runs to this one, as already stored from it:
+        removing it removes those runs too, which no other import holds. One ``exp.shared_runs``
+        notice per imported file that did (the repeat notices of
+        :data:`specviz.results.store.repeats.REPEATS` that name its file), naming it and the runs its
+        notice named, and one ``exp.skipped_runs`` per file skipped whole for it (``store.held_for``
+        on its own import)."""
         repeated = {key for finders in REPEATS.values() for _, key in finders}
         with self._connection() as con:
-            found = con.execute("SELECT source_file FROM imports WHERE content_hash = ?", [content_hash]).fetchall()
+            found = con.execute("SELECT source_file, CAST(warnings AS VARCHAR) FROM imports WHERE content_hash = ?",
+                                [content_hash]).fetchall()
             if not found:
                 return []
             others = con.execute("SELECT source_file, CAST(warnings AS VARCHAR) FROM imports WHERE content_hash <> ? "
                                  "ORDER BY imported_at, source_file", [content_hash]).fetchall()
-        shared = []
+        shared = [Notice("exp.skipped_runs", file=said.params["file"], runs=said.params["runs"])
+                  for said in map(Notice.from_json, json.loads(found[0][1] or "[]")) if said.key == "store.held_for"]
         for other, warnings in others:
             for said in map(Notice.from_json, json.loads(warnings or "[]")):
                 if said.key in repeated and said.params.get("other") == found[0][0]:
