@@ -15,8 +15,8 @@ import streamlit as st
 from PIL import Image, ImageDraw
 from streamlit.delta_generator import DeltaGenerator
 
-from pages.parts.controls import (PARALLEL, PARALLEL_BEFORE, PARALLEL_DEFAULTS, clear_gpu_overrides, forget_draft,
-                             forget_target, new_format, show_url_notices, url_choice, url_widget)
+from pages.parts.controls import (PARALLEL, PARALLEL_BEFORE, PARALLEL_DEFAULTS, clear_gpu_overrides, enter_page,
+                             forget_draft, forget_target, new_format, show_url_notices, url_choice, url_widget)
 from pages.parts.shared import (LINKED_COSTS, ROUTED, calculator_page, errors_said, knobs_said, model_choice_name, new_engine,
                            page_file, presets)
 from specviz import i18n, scenario, settings
@@ -268,6 +268,7 @@ def main() -> None:
                 url_path=scenario.PAGE_PATHS["claims"]),
         calculator_page(lang),
     ])
+    enter_page(page.url_path)
     for unknown in settings.unknown_names():  # a misspelt setting, said where it would be missed
         st.sidebar.warning(message(unknown, lang))
     try:

@@ -494,6 +494,26 @@ class TestNavigationInChromium:
         page.wait_for_load_state("networkidle")
         assert hosts == {app_url.split("/")[2]}
 
+    def test_back_from_another_page_brings_the_calculators_values_back(self, page: Page, app_url: str):
+        """A browser pass: α 0.7, γ 3 and batch 32 came back from the Explorer by the browser's Back as
+        0.8, 4 and 64, with another speedup (controls.enter_page says why)."""
+        wait_for_app(page, f"{app_url}/?alpha=0.7&gamma=3&batch=32&gpu=MI355X&target=gpt-oss-120b&draft=eagle3")
+        speedup = page.get_by_test_id("stMetric").filter(has_text="Speedup").get_by_test_id("stMetricValue")
+        expect(speedup).to_have_text(re.compile(r"\d\.\d\d×"), timeout=TIMEOUT)
+        settled(page)
+        before = speedup.inner_text()
+        page.get_by_role("link", name="Explorer").click()
+        expect(page.get_by_role("heading", name="Benchmark results explorer").first).to_be_visible(timeout=TIMEOUT)
+        settled(page)
+        page.go_back()
+        expect(page).to_have_url(re.compile(r"alpha=0\.7"), timeout=TIMEOUT)
+        expect(speedup).to_have_text(before, timeout=TIMEOUT)
+        settled(page)
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(page.url).query))
+        assert {k: query.get(k) for k in ("alpha", "gamma", "batch", "gpu")} == {
+            "alpha": "0.7", "gamma": "3", "batch": "32", "gpu": "MI355X"}
+        assert speedup.inner_text() == before == f"{calc_row('?' + page.url.split('?', 1)[1], PRESETS)['speedup']:.2f}×"
+
     def test_the_claims_link_to_the_calculator_leaves_an_address_of_the_same_figure(self, page: Page, app_url: str):
         """A manager's pass: the Claims page's link to the calculator at context 32,768 computed there,
         and left an address without context=, which, copied, gave context 1,024's figure (2.95× for

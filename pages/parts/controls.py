@@ -27,6 +27,28 @@ _URL_NOTICES = "url_notices"
 _UNBOUND = "url_unbound"
 # Session key of the view each page last wrote to the URL (:func:`view_choice`), by its key.
 _VIEWS_IN_URL = "views_in_url"
+# Session keys of the page app.py last routed a run to, and of the controls each page bound to the URL
+# (:func:`url_widget`) with their defaults, by the page's path (:func:`enter_page`).
+_PAGE, _BOUND = "url_page", "url_bound"
+
+
+def enter_page(path: str) -> None:
+    """Where a run enters the page at ``path`` from another and a control it binds to the URL holds a
+    value of the session's that the URL lacks, run again at once: a run from the browser's Back or
+    Forward gives a bound control the URL's value, or its default where the URL has none, over the
+    value kept for the session (Streamlit 1.67), and a switch of page had left the page's history
+    entry without its controls (Streamlit writes each change to the URL as an entry of its own, and
+    the sidebar's values land on the old path before the new page's). A browser pass: α 0.7, γ 3 and
+    batch 32 came back from the Explorer by Back as 0.8, 4 and 64, with another speedup. The second
+    run is an ordinary one: the session's values stand and go back into the URL, as after the menu's
+    link. Within a page Back still undoes a change; the second run is skipped where nothing is missing,
+    and cannot repeat (the page is entered by then)."""
+    entered = st.session_state.get(_PAGE) != path
+    st.session_state[_PAGE] = path
+    bound = st.session_state.get(_BOUND, {}).get(path, {})
+    if entered and any(key in st.session_state and key not in st.query_params and st.session_state[key] != default
+                       for key, default in bound.items()):
+        st.rerun()
 
 
 # Controls to set afresh on their next render (:func:`url_choice`): dropping a value from the session is
@@ -146,6 +168,8 @@ def url_widget(widget: Callable[..., Any], label: str, *args: Any, key: str, val
             refuse_url_value(key, url_text)
             url_text = None
     bind = None if key in st.session_state.get(_UNBOUND, ()) else "query-params"
+    if bind:  # the page's bound controls, for enter_page
+        st.session_state.setdefault(_BOUND, {}).setdefault(st.session_state.get(_PAGE), {})[key] = value
     # Kept for the session, as url_choice's: leaving the page drops the value from the URL, and
     # coming back would otherwise reset it (whether it did depended on how fast the visit was).
     kwargs.setdefault("persist_state", "session")
@@ -183,7 +207,8 @@ def context_control(where: Any, lang: str, **kwargs: Any) -> int:
         # in code back only for a control drawn on this page before, which this one is not (the
         # Claims page's link to the calculator at 32,768 left an address that computed 1,024). Where
         # the control is still bound (drawn here last run) Streamlit refuses: it writes the value
-        # itself then, or (the browser's back or forward) gives the control the URL's value.
+        # itself then, or (the browser's back or forward) gives the control the URL's value, which a
+        # run that entered the page from another has made the session's again (enter_page).
         if st.session_state["context"] != scenario.FIELDS["context"].default \
                 and "context" not in st.session_state.get(_UNBOUND, ()):
             with contextlib.suppress(StreamlitAPIException):
