@@ -132,11 +132,9 @@ def easiest(scenario: Scenario | None, required: pd.DataFrame, column: str = "al
 def _alpha_needed(scenario: Scenario, claim: Claim, required: pd.DataFrame) -> float | None:
     """The α a claim with no measured α needs at its easiest γ (:func:`easiest`: the model's, else that
     of the band's optimistic edge); None with a measured α, or where nothing reaches it."""
-    row = easiest(scenario, required) if required["alpha_needed"].notna().any() else \
-        easiest(scenario, required, "alpha_optimistic")
-    if claim.alpha is not None or row is None:
-        return None
-    return float(row["alpha_needed"] if required["alpha_needed"].notna().any() else row["alpha_optimistic"])
+    column = "alpha_needed" if required["alpha_needed"].notna().any() else "alpha_optimistic"
+    row = easiest(scenario, required, column)
+    return None if claim.alpha is not None or row is None else float(row[column])
 
 
 def beyond_published(scenario: Scenario, claim: Claim, required: pd.DataFrame,
