@@ -10,6 +10,7 @@ import pandas as pd
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, charts, i18n, regime, settings, workload
+from specviz.charts import spec as chart_spec
 from specviz.advice import claims, draft_length
 from specviz.live import windows
 from specviz.model import spec
@@ -118,10 +119,10 @@ class TestCompiledSpec:
                                                           alt.Chart(stray).mark_rule()))
 
     def test_the_cache_keeps_a_bounded_number_of_specs(self):
-        for number in range(3 * charts._COMPILED_KEPT):
+        for number in range(3 * chart_spec._COMPILED_KEPT):
             charts.compiled_spec(("test_chart", number), {"points": pd.DataFrame({"x": [1.0]})},
                                  lambda frames: alt.Chart(frames["points"]).mark_point())
-        assert len(charts._COMPILED) == charts._COMPILED_KEPT
+        assert len(chart_spec._COMPILED) == chart_spec._COMPILED_KEPT
 
 
 class TestSpeedupHeatmap:
