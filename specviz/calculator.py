@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -21,7 +21,8 @@ from numpy.typing import ArrayLike
 
 from .errors import Notice
 from .model import calibration, dtypes, roofline, spec, step
-from .scenario import DATA_PARALLEL, TENSOR_PARALLEL, Scenario, knobs_off_preset, largest_batch
+from .scenario import DATA_PARALLEL, TENSOR_PARALLEL, Scenario, largest_batch
+from . import workload
 from .workload import check_request_length, steady_load
 
 __all__ = [
@@ -182,16 +183,48 @@ def speedup_band(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: 
     if scenario.mode != "step":
         speed = evaluate_scenario(scenario, alpha, gamma, batch, context)["speedup"]
         return speed, speed
-    hold = {name: getattr(scenario.costs, name) for name in knobs_off_preset(scenario)}
-    knobs = calibration.prior_draws(scenario.engine, draws, seed, hold)
+    costs = scenario.drawn(draws, seed).costs
     e = np.asarray(scenario.expected_tokens(alpha, gamma), dtype=float)
     if scenario.prefill:
         # The prefill a speculative step carries grows with E: each α has its own steps.
-        return calibration.widen(*_quantiles_with_prefill(scenario, e, gamma, batch, context, knobs))
+        return calibration.widen(*_quantiles_with_prefill(scenario, e, gamma, batch, context, costs))
     # The speedup is E(α, γ) times plain/spec, which no draw changes: the quantiles are taken over the
     # draws at E = 1 on the (γ, batch, context) grid and scaled by E, so an α axis costs one multiply.
-    low, high = calibration.widen(*_quantiles_over_draws(scenario, gamma, batch, context, knobs))
+    low, high = calibration.widen(*_quantiles_over_draws(scenario, gamma, batch, context, costs))
     return e * low, e * high
+
+
+def band_of(scenario: Scenario, figure: Callable[[Scenario], ArrayLike], draws: int = BAND_DRAWS,
+            seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The band of any speedup the step model prices from a scenario, as :func:`speedup_band` gives a
+    step's: the 10th and 90th percentiles of ``figure`` over the engine's priors
+    (:meth:`specviz.scenario.Scenario.drawn`, the same draws at the same seed), widened by the model's
+    own error on published speedups (:func:`specviz.model.calibration.widen`).
+
+    ``figure`` takes the drawn scenario and returns the figure with the draws on its last axis, so its
+    other inputs must broadcast against that axis (a point's scalars do): a whole request's speedup
+    (:func:`request_speedup_band`), the ratio at equal memory (:func:`equal_memory`). A figure that
+    is not finite in a draw (a request whose prompts queue without end) gives NaN edges.
+    """
+    values = np.asarray(figure(scenario.drawn(draws, seed)), dtype=float)
+    low, high = np.quantile(np.where(np.isfinite(values), values, np.nan), (0.1, 0.9), axis=-1)
+    return calibration.widen(low, high)
+
+
+def request_speedup_band(scenario: Scenario, alpha: float, gamma: int, batch: int, input_tokens: int,
+                         output_tokens: int) -> tuple[float, float]:
+    """The band of a whole request's speedup (:func:`specviz.workload.end_to_end`'s ``e2e_speedup``:
+    its time to first token and its decode, plain over speculative) at one point, by :func:`band_of`;
+    NaN where either server's prompts queue without end (no request has a time, so there is no ratio:
+    ``e2e_speedup`` is 0 or NaN there)."""
+
+    def request_speedup(drawn: Scenario) -> np.ndarray:
+        whole = workload.end_to_end(drawn, alpha, gamma, batch, input_tokens, output_tokens)
+        timed = np.isfinite(whole["e2e_plain_s"]) & np.isfinite(whole["e2e_spec_s"])
+        return np.where(timed, whole["e2e_speedup"], np.nan)
+
+    low, high = band_of(scenario, request_speedup)
+    return float(low), float(high)
 
 
 def band_verdict(low: float, high: float) -> str:
@@ -219,17 +252,16 @@ def band_shown(low: float, high: float, decimals: int = 2) -> tuple[float, float
 
 
 def _quantiles_with_prefill(scenario: Scenario, expected: np.ndarray, gamma: ArrayLike, batch: ArrayLike,
-                            context: ArrayLike, knobs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """The 10th and 90th percentiles of the speedup E·t_plain/t_spec over the sets of ``knobs`` where
+                            context: ArrayLike, costs: step.Costs) -> tuple[np.ndarray, np.ndarray]:
+    """The 10th and 90th percentiles of the speedup E·t_plain/t_spec over the drawn ``costs`` where
     each step carries the load's prefill (``scenario.prefill``), at E = ``expected``: the speculative
     step's work depends on E, so the points are the (E, γ, batch, context) grid, flattened, timed
     ``_BAND_CHUNK`` draws × points at a time (:func:`specviz.model.step.step_seconds`)."""
     points = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (expected, gamma, batch, context)))
     shape = points[0].shape
     e, g, b, ctx = (v.reshape(-1, 1) for v in points)
-    costs = step.Costs(**knobs, link_gb_s=scenario.costs.link_gb_s)
     low, high = np.empty(e.shape[0]), np.empty(e.shape[0])
-    rows = max(1, _BAND_CHUNK // len(knobs["mfu"]))
+    rows = max(1, _BAND_CHUNK // np.size(costs.mfu))
     for start in range(0, e.shape[0], rows):
         part = slice(start, start + rows)
         work = step.step_work(scenario.gpu, scenario.target, scenario.draft, batch=b[part], gamma=g[part],
@@ -243,8 +275,8 @@ def _quantiles_with_prefill(scenario: Scenario, expected: np.ndarray, gamma: Arr
 
 
 def _quantiles_over_draws(scenario: Scenario, gamma: ArrayLike, batch: ArrayLike, context: ArrayLike,
-                          knobs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """The 10th and 90th percentiles of the step model's speedup at E = 1 over the sets of ``knobs``
+                          costs: step.Costs) -> tuple[np.ndarray, np.ndarray]:
+    """The 10th and 90th percentiles of the step model's speedup at E = 1 over the drawn ``costs``
     (arrays of as many draws) on the (γ, batch, context) grid.
 
     The passes' work does not depend on the knobs (:func:`specviz.model.step.step_work`): it is found
@@ -260,13 +292,13 @@ def _quantiles_over_draws(scenario: Scenario, gamma: ArrayLike, batch: ArrayLike
     work = step.step_work(scenario.gpu, scenario.target, scenario.draft, batch=b, gamma=g, context=ctx,
                           **scenario.parallel, precision=scenario.precision, link_gb_s=scenario.costs.link_gb_s,
                           routing_overlap=scenario.routing_overlap)
-    terms = step.ratio_terms(work, step.Costs(**knobs, link_gb_s=scenario.costs.link_gb_s))
+    terms = step.ratio_terms(work, costs)
     points = np.broadcast_shapes(g.shape, b.shape, ctx.shape)[:-1]
     low, high = np.empty(points), np.empty(points)
     cut = max((axis for axis, size in enumerate(points) if size > 1), default=None)
     parts = [()]
     if cut is not None:
-        rows = max(1, _BAND_CHUNK * points[cut] // (len(knobs["mfu"]) * int(np.prod(points))))
+        rows = max(1, _BAND_CHUNK * points[cut] // (np.size(costs.mfu) * int(np.prod(points))))
         parts = [(slice(None),) * cut + (slice(start, start + rows),) for start in range(0, points[cut], rows)]
     for index in parts:
         inverses = step.step_ratio(step.part_at(terms, index + (slice(None),)))
@@ -576,16 +608,23 @@ def equal_memory(scenario: Scenario) -> dict[str, float] | None:
     -------
     dict
         ``batch`` and ``tokens_per_s`` of the speculative server at its limit, ``batch_plain`` and
-        ``tokens_per_s_plain`` of the plain one at its own, and ``ratio`` of their tokens per second.
+        ``tokens_per_s_plain`` of the plain one at its own, ``ratio`` of their tokens per second, and
+        its band, ``low`` and ``high`` (:func:`band_of`; the batches are the memory's, which no cost
+        knob moves).
     """
     limit, limit_plain = scenario.max_batch(), scenario.max_batch(speculative=False)
     if limit < 1 or limit_plain >= np.iinfo(np.int64).max:
         return None
-    point = (scenario.alpha, scenario.gamma)
-    spec_rate = float(evaluate_scenario(scenario, *point, limit, scenario.context)["spec_tokens_per_s"])
-    plain_rate = float(evaluate_scenario(scenario, *point, limit_plain, scenario.context)["baseline_tokens_per_s"])
+
+    def rates(priced: Scenario) -> tuple[np.ndarray, np.ndarray]:
+        point = (priced.alpha, priced.gamma)
+        return (evaluate_scenario(priced, *point, limit, priced.context)["spec_tokens_per_s"],
+                evaluate_scenario(priced, *point, limit_plain, priced.context)["baseline_tokens_per_s"])
+
+    spec_rate, plain_rate = (float(rate) for rate in rates(scenario))
+    low, high = band_of(scenario, lambda drawn: np.divide(*rates(drawn)))
     return {"batch": limit, "tokens_per_s": spec_rate, "batch_plain": limit_plain, "tokens_per_s_plain": plain_rate,
-            "ratio": spec_rate / plain_rate}
+            "ratio": spec_rate / plain_rate, "low": float(low), "high": float(high)}
 
 
 def context_options(context_max: int) -> list[int]:

@@ -500,6 +500,16 @@ class Scenario:
         spreads them over E tokens, so at large batches a realistic speedup can exceed it."""
         return replace(self, costs=step.Costs())
 
+    def drawn(self, draws: int, seed: int = 0) -> Scenario:
+        """The same scenario with each cost knob still at the engine's preset drawn ``draws`` times from
+        its prior (:func:`specviz.model.calibration.prior_draws`) and each knob the user moved held at
+        the user's value: its costs are arrays on a last axis, against which every other input of a
+        figure priced from it must broadcast (scalars do). What a band is taken over
+        (:func:`specviz.calculator.speedup_band`, :func:`specviz.calculator.band_of`)."""
+        hold = {name: getattr(self.costs, name) for name in knobs_off_preset(self)}
+        knobs = calibration.prior_draws(self.engine, draws, seed, hold)
+        return replace(self, costs=step.Costs(**knobs, link_gb_s=self.costs.link_gb_s))
+
 
 def expanded_compute(gpu: roofline.GPU, target: architecture.Model, precision: dtypes.Precision) -> Notice | None:
     """``side.expanded`` where the target's weights are in a format the GPU has no peak for (FP4 on

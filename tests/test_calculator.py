@@ -132,6 +132,47 @@ class TestSpeedupBand:
         assert float(low) == float(high) == pytest.approx(1.26, abs=0.005)
 
 
+EVERY_KNOB_SET = replace(REALISTIC, costs=step.Costs(mfu=0.7, mbu=0.7, overlap=0.2, step_ms=1.0, layer_us=1.0,
+                                                     token_us=4.0, allreduce_us=8.0, draft_pass_us=30.0,
+                                                     speculation_ms=0.2))
+
+
+class TestBandOf:
+    """Any figure the step model prices from a scenario, over the same draws as the headline's band."""
+
+    def test_of_the_step_s_speedup_it_is_the_headline_s_band(self):
+        """Two paths to one band: the drawn scenario priced whole, and speedup_band's quantiles of the
+        inverse ratios taken in place."""
+        for batch in (1, 64, 512):
+            got = calculator.band_of(REALISTIC, lambda drawn: calculator.evaluate_scenario(drawn, 0.8, 4, batch,
+                                                                                         1024)["speedup"])
+            expected = calculator.speedup_band(REALISTIC, 0.8, 4, batch, 1024)
+            np.testing.assert_allclose([float(v) for v in got], [float(v) for v in expected], rtol=1e-9)
+
+    def test_with_every_knob_set_only_the_model_s_error_is_left(self):
+        whole = workload.end_to_end(EVERY_KNOB_SET, 0.8, 4, 64, 2000, 300)
+        e_low, e_high = calibration.MODEL_ERROR
+        speed = float(whole["e2e_speedup"])
+        assert calculator.request_speedup_band(EVERY_KNOB_SET, 0.8, 4, 64, 2000, 300) == pytest.approx(
+            (speed / (1 + e_high), speed / (1 + e_low)), rel=1e-12)
+
+    def test_a_request_s_band_holds_its_speedup_and_is_no_wider_than_decode_s_far_from_one(self):
+        """The time to first token is not sped up: a request's speedup and both edges of its band lie
+        nearer 1 than decode's, here where decode gains (16,000 tokens in, 150 out)."""
+        low, high = calculator.request_speedup_band(REALISTIC, 0.8, 4, 8, 16_000, 150)
+        whole = workload.end_to_end(REALISTIC, 0.8, 4, 8, 16_000, 150)
+        decode_low, decode_high = calculator.band_of(
+            REALISTIC, lambda drawn: workload.end_to_end(drawn, 0.8, 4, 8, 16_000, 150)["decode_speedup"])
+        assert low < float(whole["e2e_speedup"]) < high
+        assert 1 < low < decode_low and high < decode_high
+
+    def test_a_request_whose_prompts_queue_without_end_has_no_band(self):
+        """Batch 2,048 of 16,000-token prompts: vLLM's budget cannot admit them (infinite times, no ratio)."""
+        loaded = replace(REALISTIC, tp=8)
+        assert float(workload.end_to_end(loaded, 0.8, 4, 2048, 16_000, 150)["e2e_speedup"]) == 0
+        assert all(math.isnan(edge) for edge in calculator.request_speedup_band(loaded, 0.8, 4, 2048, 16_000, 150))
+
+
 LOAD = replace(REALISTIC, prefill=True, input_tokens=2000, output_tokens=100)  # long in, short out
 
 

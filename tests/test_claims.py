@@ -999,6 +999,8 @@ class TestClaimOnAWorkload:
         # Decode at the request's own mean context (16,075 tokens), not the claim's 1,024.
         assert p["decode"] == pytest.approx(float(whole["decode_speedup"]))
         assert p["request"] == pytest.approx(float(whole["e2e_speedup"])) and p["request"] < p["decode"]
+        band = calculator.band_shown(*calculator.request_speedup_band(make_scenario(), 0.85, p["gamma"], 1, 16000, 150))
+        assert (p["low"], p["high"]) == band and p["low"] < p["request"] < p["high"]
         assert p["share"] == pytest.approx(float(whole["prefill_share"])) and p["share"] > 0.25
 
     def test_without_a_measured_alpha_at_the_alpha_the_claim_needs(self):

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator, cli, i18n, scenario, settings
+from specviz import calculator, cli, i18n, scenario, settings, workload
 from specviz.advice import claims, commands, draft_length, evidence
 from specviz.cli import common as cli_common, docs
 from specviz.cli.app import streamlit_argv
@@ -1334,6 +1334,27 @@ class TestSimulateCommand:
         limit = calculator.memory_fit(make_scenario(batch="1024"))["max_batch"]
         assert (code, out) == (2, "") and f"batch 1,024 does not fit in memory with the draft (it holds {limit:,})" in err
 
+
+    def test_the_whole_request_is_the_latency_view_s_with_its_band(self, capsys):
+        """The view's time to first token, request time and request speedup had no command; its
+        speedup had no band on either (an attack pass). Where the prompts queue without end, no
+        ratio: null, never 0 or Infinity."""
+        argv = ("--steps", "2000", "--requests", "50", "--format", "json")
+        _, out, _ = run(capsys, "simulate", "batch=8&input_tokens=16000&output_tokens=150", "--alpha", "0.8", *argv)
+        request = json.loads(out)["request"]
+        whole = workload.end_to_end(make_scenario(batch="8"), 0.8, 4, 8, 16000, 150)
+        assert request["speedup"] == pytest.approx(float(whole["e2e_speedup"]))
+        assert request["ttft_spec_ms"] == pytest.approx(float(whole["ttft_spec_s"]) * 1e3)
+        assert (request["low"], request["high"]) == pytest.approx(
+            calculator.request_speedup_band(make_scenario(batch="8"), 0.8, 4, 8, 16000, 150))
+        assert request["low"] < request["speedup"] < request["high"] < request["decode_speedup"] * 1.5
+        # A steady load of 64 × 2,000 tokens in, 40 out: 3,200 prompt tokens a step, which the plain
+        # server's budget admits and the speculative one's (E times as many, less room) does not.
+        _, out, _ = run(capsys, "simulate", "tp=2&batch=64&input_tokens=2000&output_tokens=40&prefill=on",
+                        "--alpha", "0.8", *argv)
+        queued = json.loads(out)["request"]
+        assert queued["ttft_plain_ms"] > 0 and queued["ttft_spec_ms"] is None
+        assert queued["speedup"] is queued["low"] is queued["high"] is None
 
     def test_a_reused_mtp_layer_draws_its_falling_rates(self, capsys):
         """DeepSeek-V3's one MTP layer drafting 3: 0.8, 0.496, 0.308 per position, E 2.319, as the

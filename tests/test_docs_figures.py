@@ -76,7 +76,9 @@ def test_the_break_even_acceptance_under_a_load():
 def test_a_request_s_whole_time():
     default, _ = scenario.from_query_params({}, PRESETS)
     summary = workload.end_to_end(default, 0.8, 4, 1, 16000, 150)
-    assert f"keeps {float(summary['e2e_speedup']):.2f}x of decode's {float(summary['decode_speedup']):.2f}x" in doc("docs/guide.md")
+    low, high = calculator.band_shown(*calculator.request_speedup_band(default, 0.8, 4, 1, 16000, 150))
+    assert (f"keeps {float(summary['e2e_speedup']):.2f}x of decode's {float(summary['decode_speedup']):.2f}x, "
+            f"band {low:.2f}–{high:.2f}x") in doc("docs/guide.md")
     loaded, _ = scenario.from_query_params({"prefill": "on", "input_tokens": "2000", "output_tokens": "100"}, PRESETS)
     first = workload.end_to_end(loaded, 0.8, 4, 64, 2000, 100)
     room = workload.prompt_room(loaded, 0.8, 4, 64)
@@ -142,3 +144,11 @@ def test_the_calculators_published_measurement_of_this_setup():
     assert " ".join(doc("docs/guide.md").split()).count(
         f"the vLLM post's {said('value')} (HumanEval, SPEED-Bench, MT-Bench) against the preset's "
         f"{said('model_speedup')} at their lengths") == 1
+
+
+def test_equal_memory_with_its_band():
+    full = calculator.equal_memory(scenario.from_query_params({"context": "1024"}, PRESETS)[0])
+    low, high = calculator.band_shown(full["low"], full["high"])
+    said = (f"{full['tokens_per_s']:,.0f} tokens/s against {full['tokens_per_s_plain']:,.0f}, {full['ratio']:.2f}x "
+            f"at full load (band {low:.2f}–{high:.2f}x: whether it loses is not sure)")
+    assert said in doc("docs/model.md")

@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, scenario
-from specviz.model import dtypes, memory, step
+from specviz.model import calibration, dtypes, memory, step
 
 QWEN32, QWEN06 = PRESETS.models["Qwen3-32B"], PRESETS.models["Qwen3-0.6B"]
 H100 = PRESETS.gpus["H100-SXM"]
@@ -183,6 +183,18 @@ class TestEqualMemory:
         assert (round(full["tokens_per_s"]), round(full["tokens_per_s_plain"]), round(full["ratio"], 2)) == (5928, 6377, 0.93)
         at_limit = calculator.evaluate_scenario(make_scenario(), 0.8, 4, 228, 1024)["spec_tokens_per_s"]
         assert full["tokens_per_s"] == pytest.approx(float(at_limit))
+
+    def test_its_ratio_carries_a_band(self):
+        """Each draw of the costs prices both servers at their own limits (the memory's, which no cost
+        moves): by brute force, the draws' 10th and 90th percentiles of the ratio, widened."""
+        chosen = make_scenario()
+        full = calculator.equal_memory(chosen)
+        drawn = chosen.drawn(calculator.BAND_DRAWS)
+        ratio = (calculator.evaluate_scenario(drawn, 0.8, 4, 228, 1024)["spec_tokens_per_s"]
+                 / calculator.evaluate_scenario(drawn, 0.8, 4, 334, 1024)["baseline_tokens_per_s"])
+        low, high = calibration.widen(*np.quantile(ratio, (0.1, 0.9)))
+        assert (full["low"], full["high"]) == pytest.approx((float(low), float(high)), rel=1e-12)
+        assert full["low"] < full["ratio"] < full["high"]
 
     def test_no_comparison_where_nothing_fits_or_nothing_limits(self):
         assert calculator.equal_memory(make_scenario(target="Llama-3.1-70B", tp="1")) is None

@@ -128,8 +128,9 @@ def show_headline(at: AtAlpha) -> Headline:
         if (full := calculator.equal_memory(chosen)) is not None:
             # Under a batch that does not fit, said not to be its figure (a consistency pass: 1.89× under
             # "Batch 64 does not fit" read as the page's speedup).
-            notes.append(t("calc.memory.equal" if fit["fits"] else "calc.memory.equal_not_yours", lang, **full,
-                           yours=batch))
+            low, high = calculator.band_shown(full["low"], full["high"])
+            notes.append(t("calc.memory.equal" if fit["fits"] else "calc.memory.equal_not_yours", lang,
+                           **full | {"low": low, "high": high}, yours=batch))
         st.caption(paragraphs(notes))
     if mode == "step":
         crossings = regime.regime_crossovers(chosen, alpha, gamma, context, batch_max)

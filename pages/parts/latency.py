@@ -143,7 +143,11 @@ def show_latency(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int
                       engine=chosen.engine.memory.budget.engine))
     row.metric(t("calc.m.request", lang), shown(whole["e2e_spec_s"], ",.2f", " s"),
                help=t("calc.m.request_help", lang, plain=shown(whole["e2e_plain_s"], ",.2f", " s")), width="content")
-    row.metric(t("calc.m.e2e_speedup", lang), shown(whole["e2e_speedup"], ".2f", "×") if side is None else "—",
+    # Its band as the headline's (an attack pass had found the request's speedup the one figure without one).
+    low, high = calculator.band_shown(*calculator.request_speedup_band(chosen, alpha, gamma, batch, n_in, n_out))
+    row.metric(t("calc.m.e2e_speedup", lang),
+               t("calc.m.e2e_speedup_value", lang, speedup=whole["e2e_speedup"], low=low, high=high)
+               if side is None and math.isfinite(whole["e2e_speedup"]) else "—",
                help=t("calc.m.e2e_speedup_help", lang, decode=whole["decode_speedup"], context=context),
                width="content")
     row.metric(t("calc.m.prefill_share", lang), shown(whole["prefill_share"], ".1%"),

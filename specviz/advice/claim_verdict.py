@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from specviz import workload
+from specviz import calculator, workload
 from specviz.advice import draft_length, evidence
 from specviz.errors import Notice
 from specviz.i18n import PresetText
@@ -212,9 +212,10 @@ def on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batche
     whole = {k: float(v) for k, v in workload.end_to_end(scenario, alpha, gamma, batch, n_in, n_out).items()}
     if math.isinf(whole["e2e_spec_s"]):  # the load's prompts come faster than the steps admit them
         return Notice("claims.reason.workload_queue", input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch)
+    low, high = calculator.band_shown(*calculator.request_speedup_band(scenario, alpha, gamma, batch, n_in, n_out))
     return Notice("claims.reason.workload", input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch,
                   context=workload.mean_context(n_in, n_out), decode=whole["decode_speedup"], request=whole["e2e_speedup"],
-                  share=whole["prefill_share"])
+                  low=low, high=high, share=whole["prefill_share"])
 
 
 def devices(scenario: Scenario) -> str:

@@ -57,10 +57,11 @@ class Parser(argparse.ArgumentParser):
 
 
 def plain(value: Any) -> Any:
-    """numpy scalars to Python ones; NaN to None so that JSON stays valid."""
+    """numpy scalars to Python ones; NaN and the infinities (a request whose prompts queue without
+    end) to None so that JSON stays valid."""
     if isinstance(value, np.generic):
         value = value.item()
-    if isinstance(value, float) and math.isnan(value):
+    if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
 

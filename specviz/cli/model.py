@@ -246,6 +246,15 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
     summary = simulate.latency(**acceptance, times=times, output_tokens=n_out - 1, requests=requests,
                                steps=args.steps, seed=args.seed)
     table = summary.table(per_step=True)
+    # The view's request figures, with the band its speedup carries (None where the prompts queue without end).
+    whole = workload.end_to_end(chosen, alpha, gamma, chosen.batch, n_in, n_out)
+    low, high = calculator.request_speedup_band(chosen, alpha, gamma, chosen.batch, n_in, n_out)
+    timed = math.isfinite(whole["e2e_plain_s"]) and math.isfinite(whole["e2e_spec_s"])
+    request = {"ttft_plain_ms": whole["ttft_plain_s"] * 1e3, "ttft_spec_ms": whole["ttft_spec_s"] * 1e3,
+               "e2e_plain_s": whole["e2e_plain_s"], "e2e_spec_s": whole["e2e_spec_s"],
+               "speedup": whole["e2e_speedup"] if timed else math.nan,
+               "low": low, "high": high, "decode_speedup": whole["decode_speedup"], "prefill_share": whole["prefill_share"]}
+    request = {name: plain(float(value)) for name, value in request.items()}
     return {"alpha": alpha, "gamma": gamma, "rates": rates,
             # the factor a reused MTP layer was drawn at: the link's, or the one --rates show
             **({"mtp_reuse": chosen.mtp_reuse} if chosen.mtp_reused_from is not None else {}),
@@ -256,7 +265,7 @@ def simulate_row(args: argparse.Namespace, presets: scenario.Presets) -> dict[st
             "seed": args.seed, "tokens_per_step_mean": summary.mean_tokens, "tokens_per_step_se": summary.mean_tokens_se,
             "expected_tokens": plain(summary.expected_tokens), "zero_accept_share": summary.zero_accept_share,
             "tokens_per_step_counts": [int(c) for c in summary.counts], "decoded_tokens": summary.output_tokens,
-            "requests": summary.requests,
+            "requests": summary.requests, "request": request,
             "latency_ms": {row: {"plain": r.plain_s * 1e3, "spec": r.spec_s * 1e3, "ratio": r.ratio}
                            for row, r in table.iterrows()}}
 
@@ -268,7 +277,10 @@ output / 2, as the view times them, not the link's context: --context is refused
 the first simulated. JSON: mean tokens per step with its standard error beside the closed form, the
 zero-accept share, the counts of each step size, and the inter-token gap, per-step time per token
 and request latency at p50, p90, p99 and mean, without and with speculation, in ms (`tpot_*` is each
-step's time per token over steps, not vLLM bench's per-request TPOT). By default it simulates the
+step's time per token over steps, not vLLM bench's per-request TPOT); and `request`, the view's whole
+request by the closed form: time to first token, request time, its speedup with the band the view
+gives it (`low`, `high`), decode's speedup and the prefill's share (null where the prompts queue
+without end). By default it simulates the
 view's steps and requests with the view's seed, so its figures are the page's. Without --alpha or
 --rates, the measured rates a Latency view's link carries (latency_rates) are simulated, as there;
 a batch that does not fit at the link's context or at the requests' mean context is refused.
