@@ -3,8 +3,10 @@
 A :class:`specviz.scenario.Scenario` fixes the hardware, the model pair, the engine and how a step's
 cost is found: from the step model (``mode="step"``, :mod:`specviz.model.step`, at the scenario's costs)
 or given directly as ratios (``mode="ratios"``: verify_cost and draft_cost, the form of seed 000's
-tables). Every speedup below goes through :func:`evaluate_scenario`, so the headline, the tables and
-the charts always agree; :func:`speedup_band` says how sure the step model's figure is. What is not
+tables). Every speedup of the scenario below goes through :func:`evaluate_scenario`, so the headline,
+the tables and the charts always agree (:func:`alpha_table`'s two reference columns are seed 000's
+bounds at v = 1 and v = γ + 1, by the closed form); :func:`speedup_band` and :func:`band_of` say how
+sure the step model's figures are. What is not
 a speedup (the memory fit, the roofline's points, the expert tax) is read from the step model and
 the scenario directly.
 """

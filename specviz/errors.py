@@ -26,8 +26,10 @@ def out_of_room(exc: BaseException) -> bool:
     key, never by their text; another library's are read by their words only where it has no type
     for the case: here (the operating system's words), the store's wait for a file another process
     holds (DuckDB's "lock", ``store.connection``), a JSON record past DuckDB's object size
-    (``importers.inference_perf``) and a table the SQL console's query names that does not exist
-    (DuckDB's catalog error, ``results.sandbox``: a path there is a file out of reach)."""
+    (``importers.base.duckdb_read_error``, for inference-perf's and AIPerf's per-request files), a
+    table the SQL console's query names that does not exist (DuckDB's catalog error,
+    ``results.sandbox``: a path there is a file out of reach), and the reason Python's JSON decoder
+    gives, only to say it in the reader's language (``importers.source.json_reason``)."""
     if isinstance(exc, OSError):
         return exc.errno in _NO_ROOM_ERRNOS
     return any(words in str(exc) for words in _NO_ROOM_WORDS)

@@ -494,7 +494,9 @@ class Scenario:
 
     def ideal(self) -> Scenario:
         """The same scenario on the ideal roofline: peak FLOPS and bandwidth reached, compute and memory
-        overlapping, no cost beyond them. No engine reaches it: it bounds the tokens per second of
+        overlapping, no cost beyond them but the transfers over the scale-up link, which take their
+        bytes over its bandwidth (the data itself, not an engine's cost: at TP 2 an ideal pass still
+        spends its all-reduces' bytes there). No engine reaches it: it bounds the tokens per second of
         plain and speculative decoding alike, never a forecast. Its speedup bounds the realistic one
         only where the roofline dominates: fixed costs per step slow plain decoding, and speculation
         spreads them over E tokens, so at large batches a realistic speedup can exceed it."""

@@ -5,15 +5,16 @@ Speculation shortens decode only: the prompt is read in one compute-bound prefil
 
 .. math::
 
-    S_{e2e} = \\frac{t_{prefill} + n_{out}\\, t_{plain}}
-                   {t_{prefill} + t_{draft\\ prefill} + \\frac{n_{out}}{E}\\, t_{spec}}
+    S_{e2e} = \\frac{t_{first}^{plain} + (n_{out} - 1)\\, t_{plain}}
+                   {t_{first}^{spec} + t_{draft\\ prefill} + \\frac{n_{out} - 1}{E}\\, t_{spec}}
             \\;\\le\\; \\frac{1}{\\text{prefill share}}
 
 with t_plain and t_spec the step model's plain and speculative steps (:func:`specviz.model.step.step`) at
 the batch and the request's mean context (its prompt and half its output), E the tokens per
-speculative step, and t_prefill the time to first token (:func:`first_token`): the prompt's chunks in
-the steps of a server that decodes the batch meanwhile, after the prompts ahead of it, under the
-engine's token budget a step. A prompt-heavy request (long in, short out) spends most of its time before
+speculative step, n_out − 1 the tokens after the first (which the prefill gives), and t_first the
+time to first token of each server (:func:`first_token`): the prompt's chunks in the steps of a
+server that decodes the batch meanwhile, after the prompts ahead of it, under the engine's token
+budget a step; the prefill share is t_first^plain over the plain request's time. A prompt-heavy request (long in, short out) spends most of its time before
 its first token, where speculation does nothing but harm: its speculative steps are longer, leave
 less of the budget to prompts and, under a steady load, take E times as many of them (and a draft
 model, a head or an MTP layer reads the prompt too). The bound holds because the speculative time

@@ -117,9 +117,9 @@ class Costs:
 @dataclass(frozen=True)
 class Draft:
     """How the tokens are drafted: ``kind`` (see the module), the draft ``model`` (required for
-    ``model`` and ``block``; an EAGLE head's own shape for ``eagle``, ``eagle3`` and ``peagle``, else
-    derived from the target) and ``kv_budget``, the cached positions a sparse-KV draft reads (None:
-    the whole context)."""
+    ``model``; for a head, ``eagle``, ``eagle3``, ``peagle`` or ``block``, its own config's shape where
+    one is given, else derived from the target by :func:`specviz.model.drafters.drafter`; none for the
+    others) and ``kv_budget``, the cached positions a sparse-KV draft reads (None: the whole context)."""
 
     kind: DraftKind
     model: Model | None = None
