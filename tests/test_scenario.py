@@ -1,9 +1,11 @@
 """Tests for specviz.scenario: one declaration of every setting, realistic defaults, and links that
 carry a scenario there and back."""
 
+import math
 import re
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
@@ -340,7 +342,12 @@ class TestMtpReuse:
         assert measured.mtp_reuse == deepseek.reuse_from_rates([0.9, 0.85, 0.8]) == 0.94
         assert measured.expected_tokens(alpha, 3) == pytest.approx(1 + 0.9 + 0.9 * 0.85 + 0.9 * 0.85 * 0.8)
         plain, alpha = workload.at_measured_rates(make_scenario(), [0.9, 0.85, 0.8])
-        assert plain == make_scenario() and alpha == pytest.approx(spec.alpha_from_rates([0.9, 0.85, 0.8]))
+        # The i.i.d. α of those tokens a step: 1 + α + α² + α³ = 3.277, a cubic's one real root.
+        (root,) = [r.real for r in np.roots([1, 1, 1, -2.277]) if abs(r.imag) < 1e-12]
+        assert plain == make_scenario() and alpha == pytest.approx(root)
+        # By hand at γ 2: E = 1 + 0.9 + 0.9 · 0.8 = 2.62, α + α² = 1.62, α = (−1 + √7.48) / 2; equal rates are α.
+        assert workload.at_measured_rates(make_scenario(), [0.9, 0.8])[1] == pytest.approx((-1 + math.sqrt(7.48)) / 2)
+        assert workload.at_measured_rates(make_scenario(), [0.7, 0.7, 0.7])[1] == pytest.approx(0.7)
 
 
 class TestVocabMismatch:

@@ -315,23 +315,6 @@ class TestAcceptanceRateFromAlpha:
         assert spec.acceptance_rate_from_alpha(a, g) <= a + 1e-12
 
 
-class TestAlphaFromRates:
-    def test_equal_rates_are_alpha(self):
-        assert spec.alpha_from_rates([0.7, 0.7, 0.7]) == pytest.approx(0.7)
-
-    def test_by_hand(self):
-        # E = 1 + 0.9 + 0.9 · 0.8 = 2.62 at γ 2; α + α² = 1.62 gives α = (−1 + √7.48) / 2.
-        assert spec.alpha_from_rates([0.9, 0.8]) == pytest.approx((-1 + math.sqrt(7.48)) / 2)
-
-    def test_rows_reduce_the_last_axis(self):
-        out = spec.alpha_from_rates([[0.5, 0.5], [1.0, 1.0]])
-        assert out == pytest.approx([0.5, 1.0])
-
-    def test_no_rates(self):
-        with pytest.raises(ValueError):
-            spec.alpha_from_rates([])
-
-
 class TestAlphaFromAcceptanceLength:
     def test_inverts_seed_value(self):
         assert spec.alpha_from_acceptance_length(3.3616, 4) == pytest.approx(0.8, abs=1e-12)

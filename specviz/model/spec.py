@@ -36,7 +36,6 @@ __all__ = [
     "optimal_gamma",
     "acceptance_rate_from_alpha",
     "alpha_from_acceptance_length",
-    "alpha_from_rates",
     "alpha_interval",
     "share_interval",
     "SEED_DRAFT_COST",
@@ -527,38 +526,6 @@ def alpha_from_acceptance_length(length: ArrayLike, gamma: ArrayLike, *, trained
         # Longer than the draft makes at α = 1 once its reused positions lose acceptance.
         raise InputError("spec.length_reused", top=float(np.min(top)))
     return _out(alpha)
-
-
-def alpha_from_rates(rates: ArrayLike) -> float | np.ndarray:
-    """The i.i.d. α with the same tokens per step as conditional per-position rates a₁..a_γ.
-
-    .. math:: E(α, γ) = 1 + \\sum_{i=1}^{\\gamma} \\prod_{j \\le i} a_j,\\qquad γ = \\text{the number of rates}
-
-    A mean step takes the same time and yields the same tokens either way, so this α stands for the
-    rates wherever only E matters (request times, the step model); their spread of tokens per step
-    differs.
-
-    Parameters
-    ----------
-    rates : array_like
-        Conditional acceptance rates along the last axis, each in [0, 1].
-
-    Returns
-    -------
-    float or ndarray
-        α, with the last axis reduced; equal to every rate when they are all equal.
-
-    Raises
-    ------
-    ValueError
-        If a rate lies outside [0, 1] or the last axis is empty.
-
-    Examples
-    --------
-    Rates 0.9 and 0.8 give E = 1 + 0.9 + 0.72 = 2.62 at γ = 2, which α ≈ 0.867 gives too.
-    """
-    r = np.asarray(rates, dtype=float)
-    return alpha_from_acceptance_length(expected_tokens_chain(r), r.shape[-1] if r.ndim else 0)
 
 
 def share_interval(share: ArrayLike, trials: ArrayLike, coverage: float = 0.8
