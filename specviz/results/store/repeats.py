@@ -179,12 +179,7 @@ def _aiperf_repeats(cur: duckdb.DuckDBPyConnection, name: str,
         return {}
     matches = _stored_matches(cur, name, parsed, """
         r.source_format = 'aiperf' AND (r.extra->>'benchmark_id') = (i.extra->>'benchmark_id')""")
-    repeated: dict[int, tuple[str, str]] = {}
-    for stored in matches:
-        run = parsed.runs[stored["run_index"]]
-        if _figures_agree(stored, run):
-            repeated.setdefault(stored["run_index"], (stored["source_file"], json.loads(run["extra"])["benchmark_id"]))
-    return repeated
+    return _agreeing(matches, parsed, lambda index: json.loads(parsed.runs[index]["extra"])["benchmark_id"])
 
 
 def _appended_repeats(cur: duckdb.DuckDBPyConnection, name: str,
@@ -208,12 +203,7 @@ def _appended_repeats(cur: duckdb.DuckDBPyConnection, name: str,
     # The format is one of REPEATS' keys (an importer's constant), never a user's text.
     matches = _stored_matches(cur, name, parsed, f"""
         r.source_format = '{parsed.format}' AND r.extra = CAST(i.extra AS VARCHAR)""")
-    repeated: dict[int, tuple[str, str]] = {}
-    for stored in matches:
-        index = stored["run_index"]
-        if _figures_agree(stored, parsed.runs[index]):
-            repeated.setdefault(index, (stored["source_file"], str(index + 1)))
-    return repeated
+    return _agreeing(matches, parsed, lambda index: str(index + 1))
 
 
 def _exported_repeats(cur: duckdb.DuckDBPyConnection, name: str,
@@ -232,11 +222,19 @@ def _exported_repeats(cur: duckdb.DuckDBPyConnection, name: str,
     matches = _stored_matches(cur, name, parsed, """
         r.run_id = (i.extra->>'run.uid')
         OR (r.source_format = 'benchmark-report' AND (r.extra->>'run.uid') = (i.extra->>'run.uid'))""")
+    return _agreeing(matches, parsed, lambda index: json.loads(parsed.runs[index]["extra"])["run.uid"], rounding=True)
+
+
+def _agreeing(matches: list[dict[str, Any]], parsed: importers.Parsed, named: Callable[[int], str],
+              rounding: bool = False) -> dict[int, tuple[str, str]]:
+    """Of the stored runs :func:`_stored_matches` paired with a parsed file's runs, those whose
+    figures agree (:func:`_figures_agree`): the parsed run's index → (the stored run's file name,
+    what names the run to the user, ``named(index)``), the first such stored run for each."""
     repeated: dict[int, tuple[str, str]] = {}
     for stored in matches:
-        run = parsed.runs[stored["run_index"]]
-        if _figures_agree(stored, run, rounding=True):
-            repeated.setdefault(stored["run_index"], (stored["source_file"], json.loads(run["extra"])["run.uid"]))
+        index = stored["run_index"]
+        if _figures_agree(stored, parsed.runs[index], rounding=rounding):
+            repeated.setdefault(index, (stored["source_file"], named(index)))
     return repeated
 
 
