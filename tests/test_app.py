@@ -2651,12 +2651,15 @@ class TestLivePage:
         at = live_app()
 
         def overflow(*args, **kwargs):
-            raise OverflowError("int too large to convert to float")
+            raise OverflowError("int too large to convert to float: **1e400**")
         monkeypatch.setattr(exposition, "parse", overflow)
         at.toggle(key="live_on").set_value(True).run()
         assert not at.exception
+        # Its text is the exception's, escaped: never read as Markdown (a newcomer's read).
         assert [e.value for e in at.error] == [i18n.t("error.unexpected", "en", kind="OverflowError",
-                                                      detail="int too large to convert to float")]
+                                                      detail=i18n.escape_markdown(
+                                                          "int too large to convert to float: **1e400**"))]
+        assert r"\*\*1e400\*\*" in at.error[0].value
 
     def test_a_file_path_is_not_read(self):
         at = live_app(live_source="url", live_url="/etc/passwd")

@@ -14,7 +14,7 @@ import streamlit as st
 from pages.parts.controls import forget, forget_controls
 from specviz import charts, i18n, scenario, settings
 from specviz.errors import SpecvizError
-from specviz.i18n import message, t
+from specviz.i18n import md, message, t
 from specviz.model import calibration
 from specviz.results import explorer, export, request_acceptance
 from specviz.results.store import Store, StoreError
@@ -67,7 +67,7 @@ def errors_said(lang: str) -> Iterator[None]:
     except SpecvizError as exc:  # e.g. the store stayed locked by an import longer than the timeout
         st.error(message(exc, lang))
     except Exception as exc:  # the last layer: say what failed instead of showing a traceback
-        st.error(t("error.unexpected", lang, kind=type(exc).__name__, detail=exc))
+        st.error(md("error.unexpected", lang, kind=type(exc).__name__, detail=str(exc)))  # its text escaped
 
 
 # Set by whole_page_after: the next run of a fragment reruns the whole page instead.
