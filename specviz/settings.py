@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .errors import InputError, Notice
 
-__all__ = ["Setting", "SETTINGS", "get", "default_value", "unknown_names", "user_data_dir", "ROOT", "INSTALLED"]
+__all__ = ["Setting", "SETTINGS", "get", "chosen", "default_value", "unknown_names", "user_data_dir", "ROOT", "INSTALLED"]
 
 _PACKAGE = Path(__file__).resolve().parent
 # Only the wheel has this folder (pyproject.toml puts app.py, pages/ and data/ there); a checkout
@@ -251,6 +251,19 @@ def get(name: str) -> str | int | float | bool | Path:
     if setting.kind in (int, float) and value <= 0:
         raise InputError("settings.not_positive", name=name, raw=repr(raw))
     return value
+
+
+def chosen(name: str) -> bool:
+    """Whether the environment sets the setting ``name`` to a value (an empty one names nothing) rather
+    than leaving its default: a store the user names must exist, where the default one is made
+    (``specviz.cli.common.open_store``).
+
+    Raises
+    ------
+    KeyError
+        If ``name`` is not in :data:`SETTINGS`.
+    """
+    return bool(os.environ.get(_BY_NAME[name].name))
 
 
 def unknown_names() -> list[Notice]:

@@ -59,6 +59,16 @@ class TestGet:
     def test_unknown_name(self):
         with pytest.raises(KeyError):
             settings.get("SPECVIZ_NOPE")
+        with pytest.raises(KeyError):
+            settings.chosen("SPECVIZ_NOPE")
+
+    def test_chosen_is_a_value_set_not_the_default(self, monkeypatch):
+        monkeypatch.delenv("SPECVIZ_DB", raising=False)
+        assert not settings.chosen("SPECVIZ_DB")
+        monkeypatch.setenv("SPECVIZ_DB", "")  # empty names nothing
+        assert not settings.chosen("SPECVIZ_DB")
+        monkeypatch.setenv("SPECVIZ_DB", "/tmp/x.duckdb")
+        assert settings.chosen("SPECVIZ_DB")
 
 
     def test_the_module_prints_a_value_or_the_names(self):

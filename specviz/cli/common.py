@@ -325,7 +325,7 @@ def open_store(path: Path | None, *, create: bool = False) -> Store:
     (``create``: ingest, record): a mistyped path is said, not made (a CLI pass: ``runs --db typo.duckdb``
     had made an empty store and printed ``[]``; ``ingest --db /nonexistent/dir/x.duckdb``, its folders).
     The default store is made where it is missing, as the app makes it."""
-    named = path if path is not None else (settings.get("SPECVIZ_DB") if os.environ.get("SPECVIZ_DB") else None)
+    named = path if path is not None else (settings.get("SPECVIZ_DB") if settings.chosen("SPECVIZ_DB") else None)
     if named is not None and str(named) != ":memory:" and not Path(named).exists():
         if not create:
             raise UsageError("cli.store.missing", path=str(named))

@@ -321,14 +321,6 @@ def _not_held(series: _Series) -> list[Notice]:
                    context=row.context, most=most, gpus=setting["tp"] * setting["dp"])]
 
 
-def _warning_text(key: str, lang: str) -> str:
-    """A fit's warning key as text in ``lang`` (the key itself if the catalogue lacks it)."""
-    try:
-        return i18n.t(key, lang)
-    except KeyError:
-        return key
-
-
 def _check_predict_rows(path: Path, measured_path: Path, rows: list[_FitRow], series: dict[str, _Series]) -> None:
     """Each row of P.csv names a series of M.csv, in that series' setting (a cell that names
     another setting is refused; an empty one takes the series'), with a possible acceptance length."""
@@ -399,7 +391,7 @@ def fit_tables(measured: Path, predict: Path | None = None, lang: str = "en") ->
         fit, rms = _calibrate(measured, one)
         fits[name] = fit
         report[name] = {"fitted": {k: plain(float(v)) for k, v in fit.fitted.items()}, "rms_error": plain(rms),
-                        "warnings": [_warning_text(key, lang) for key in fit.warnings]
+                        "warnings": [i18n.t(key, lang) for key in fit.warnings]
                         + [words(notice, lang) for notice in _not_held(one)]}
     return {"series": report, "predictions": _predictions(predict, wanted, series, fits) if wanted else []}
 
