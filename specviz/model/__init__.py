@@ -4,7 +4,8 @@
 - ``architecture``: what a model is made of (parameters per component, attention layers, caches).
 - ``hf_config``: a Hugging Face config.json of each supported family read into an architecture
   (``family_deepseek_v4`` and ``family_kimi_k3``: DeepSeek-V4's and Kimi-K3's, which it registers;
-  ``config_fields``: what each field may hold, checked before any reader sees it).
+  ``config_fields``: what each field may hold, checked before any reader sees it; ``config_parts``:
+  what a reader counts, and the layers several families share).
 - ``quantization``: a checkpoint's quantization_config read into each component's format.
 - ``dtypes``: weight and KV-cache formats, and the precision a model is served at.
 - ``roofline``: what one forward pass of a model costs on given hardware (FLOPs, bytes, regime).

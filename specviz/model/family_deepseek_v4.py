@@ -60,9 +60,12 @@ from specviz.errors import InputError
 
 from .architecture import Attention
 from .config_fields import CONFIG_LIMITS, describe, require, window_of
-from .hf_config import DSV4_TYPES, _Parts
+from .config_parts import Parts
 
-__all__ = ["READERS"]
+__all__ = ["DSV4_TYPES", "DSV4_READERS"]
+
+# DeepSeek-V4 (deepseek_ref: the same fields, SGLang's FP8 copies).
+DSV4_TYPES = ("deepseek_v4", "deepseek_ref")
 
 # The window's and each compressed entry's FLOPs per entry read, over d for the scores and the sum.
 _SCORE = 4.0
@@ -110,7 +113,7 @@ def _dsv4_groups(values: Mapping[str, Any], counts: Mapping[int, int]) -> list[A
     return groups
 
 
-def _deepseek_v4(values: Mapping[str, Any], model_type: str) -> _Parts:
+def _deepseek_v4(values: Mapping[str, Any], model_type: str) -> Parts:
     layers, h, vocab = values["num_hidden_layers"], values["hidden_size"], values["vocab_size"]
     require(values, "head_dim")
     mtp = values.get("num_nextn_predict_layers", 0)
@@ -129,7 +132,7 @@ def _deepseek_v4(values: Mapping[str, Any], model_type: str) -> _Parts:
     hashed = values.get("num_hash_layers", 0)
     expert = 3 * h * moe_i
     mtp_ratio = int(ratios[layers]) if mtp else 0
-    return _Parts(sum(count * _dsv4_attention(values, r) for r, count in counts.items() if count),
+    return Parts(sum(count * _dsv4_attention(values, r) for r, count in counts.items() if count),
                   _dsv4_groups(values, counts), per_layer, 0, 0, layers, experts, k, expert,
                   router=h * experts + experts, shared=values.get("n_shared_experts", 0) * expert,
                   final_norm=h, extra=hc_head + hashed * (vocab * k - experts),
@@ -138,4 +141,4 @@ def _deepseek_v4(values: Mapping[str, Any], model_type: str) -> _Parts:
                   mtp_groups=_dsv4_groups(values, {mtp_ratio: 1}))
 
 
-READERS = dict.fromkeys(DSV4_TYPES, _deepseek_v4)
+DSV4_READERS = dict.fromkeys(DSV4_TYPES, _deepseek_v4)

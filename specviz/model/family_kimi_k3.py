@@ -18,7 +18,7 @@ layers (h: ``hidden_size``, L: ``num_hidden_layers``, V: ``vocab_size``):
   FP32 (``kda_state_dtype``: ``mamba_ssm_cache_dtype`` "auto" is float32) and the convolution's window
   of (K − 1)·3P in the model's BF16 (``mamba_cache_dtype`` "auto"). Kimi-Linear's low-rank gate
   (``use_full_rank_gate`` false: KimiLinearGatedDeltaNetAttention) is refused, not counted.
-* An MLA layer is DeepSeek's (:func:`specviz.model.hf_config._mla`: q through ``q_lora_rank``, one
+* An MLA layer is DeepSeek's (:func:`specviz.model.config_parts.mla_attention`: q through ``q_lora_rank``, one
   latent of ``kv_lora_rank`` + ``qk_rope_head_dim`` cached per position for all heads) with
   ``mla_use_output_gate``'s sigmoid gate g_proj (h·n_h·d_v). ``mla_use_nope`` true applies no rotary
   embedding to the rope part, which is still projected and cached (head_size = kv_lora_rank +
@@ -62,9 +62,12 @@ from typing import Any, Mapping
 from specviz.errors import InputError
 
 from .config_fields import describe, require, routed_experts
-from .hf_config import KIMI_LINEAR_TYPES, _linear_attention, _mla, _moe_layer_count, _Parts
+from .config_parts import Parts, linear_attention, mla_attention, moe_layer_count
 
-__all__ = ["READERS"]
+__all__ = ["KIMI_LINEAR_TYPES", "KIMI_READERS"]
+
+# Kimi-K3's language model (Kimi Delta Attention and gated MLA).
+KIMI_LINEAR_TYPES = ("kimi_linear",)
 
 # The KDA state's formats (mamba_utils.py's kda_state_dtype at "auto"): the recurrent state FP32, the
 # convolution's window the model's BF16, half an FP32 element each.
@@ -94,13 +97,13 @@ def _kda_layer(values: Mapping[str, Any]) -> tuple[int, int, int, int]:
     return h * (4 * p + d + n) + d * p + p + 3 * p * kernel + n + d + p * h, n, d, kernel
 
 
-def _kimi_linear(values: Mapping[str, Any], model_type: str) -> _Parts:
+def _kimi_linear(values: Mapping[str, Any], model_type: str) -> Parts:
     layers, h = values["num_hidden_layers"], values["hidden_size"]
     if not values.get("mla_use_nope", False):
         raise InputError("hf_config.kimi.nope", value=describe(values.get("mla_use_nope", False)))
     kda_count, mla_count = _layer_numbers(values)
     # One group of the MLA layers (and the MTP layer's, of one), at least one layer for the latter.
-    _, mla_layer, mla_groups = _mla({**values, "num_hidden_layers": max(mla_count, 1)}, model_type)
+    _, mla_layer, mla_groups = mla_attention({**values, "num_hidden_layers": max(mla_count, 1)}, sparse=False)
     if values.get("mla_use_output_gate"):
         mla_layer += h * values["num_attention_heads"] * values["v_head_dim"]
     groups = list(mla_groups) if mla_count else []
@@ -108,13 +111,13 @@ def _kimi_linear(values: Mapping[str, Any], model_type: str) -> _Parts:
     if kda_count:
         kda_layer, n, d, kernel = _kda_layer(values)
         attention += kda_count * kda_layer
-        groups.append(_linear_attention(kda_count, n, d, d, 3 * n * d, kernel, window_share=_WINDOW_SHARE,
+        groups.append(linear_attention(kda_count, n, d, d, 3 * n * d, kernel, window_share=_WINDOW_SHARE,
                                         state_bytes=_FP32))
     res = 4 * h if values.get("attn_res_block_size") else 0
     experts = routed_experts(values)
-    moe_layers = _moe_layer_count(values) if experts else 0
+    moe_layers = moe_layer_count(values) if experts else 0
     dense_mlp = 3 * h * require(values, "intermediate_size") if moe_layers < layers else 0
-    parts = _Parts(attention, groups, 2 * h + res, layers - moe_layers, dense_mlp, moe_layers, final_norm=h,
+    parts = Parts(attention, groups, 2 * h + res, layers - moe_layers, dense_mlp, moe_layers, final_norm=h,
                    extra=res // 2, mtp_attention=mla_layer, mtp_extra=2 * h + 2 * h * h + h + 2 * h, mtp_groups=mla_groups)
     if not experts:
         return parts
@@ -125,4 +128,4 @@ def _kimi_linear(values: Mapping[str, Any], model_type: str) -> _Parts:
                    router=h * experts + experts, shared=3 * h * moe_i * values.get("num_shared_experts", 0) + latent)
 
 
-READERS = dict.fromkeys(KIMI_LINEAR_TYPES, _kimi_linear)
+KIMI_READERS = dict.fromkeys(KIMI_LINEAR_TYPES, _kimi_linear)

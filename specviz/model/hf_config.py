@@ -98,7 +98,7 @@ Publishers count differently; the figures they print, against these counts:
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -107,6 +107,9 @@ from specviz.i18n import PresetText
 
 from . import quantization
 from .architecture import Attention, Model
+from .config_parts import Parts, linear_attention, mla_attention, moe_layer_count
+from .family_deepseek_v4 import DSV4_READERS, DSV4_TYPES
+from .family_kimi_k3 import KIMI_LINEAR_TYPES, KIMI_READERS
 from .preset_rows import read_rows
 from .config_fields import (CONFIG_LIMITS, LAYER_KINDS, ConfigLimit, check_config, describe, flatten, require,
                             routed_experts, window_of)
@@ -122,10 +125,6 @@ SPARSE_MLA_TYPES = ("deepseek_v32", "glm_moe_dsa")
 DEEPSEEK_TYPES = (*MLA_TYPES, "glm4_moe")
 # Qwen3-Next's hybrid of Gated DeltaNet and gated full attention, and Qwen3.5's (dense and MoE).
 HYBRID_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")
-# Read in specviz.model.family_deepseek_v4: DeepSeek-V4 (deepseek_ref: the same fields, SGLang's FP8 copies).
-DSV4_TYPES = ("deepseek_v4", "deepseek_ref")
-# Read in specviz.model.family_kimi_k3: Kimi-K3's language model (Kimi Delta Attention and gated MLA).
-KIMI_LINEAR_TYPES = ("kimi_linear",)
 SUPPORTED_MODEL_TYPES = (*DENSE_TYPES, *MOE_TYPES, *DEEPSEEK_TYPES, *HYBRID_TYPES, *DSV4_TYPES, *KIMI_LINEAR_TYPES)
 # Multimodal wrappers whose language model sits in ``text_config``, and its type where the nested
 # config does not name one.
@@ -181,30 +180,6 @@ def _load_json(text: str | bytes, name: str) -> Any:
         raise InputError("hf_config.long_integer", name=name) from None
 
 
-@dataclass
-class _Parts:
-    """What a family's reader counts, before it becomes a Model."""
-
-    attention_params: int
-    attention: list[Attention]
-    norms_per_layer: int
-    dense_layers: int
-    dense_mlp: int
-    moe_layers: int
-    experts: int = 0
-    experts_per_token: int = 0
-    expert_params: int = 0
-    router: int = 0  # per MoE layer, with its bias
-    shared: int = 0  # per MoE layer: shared experts and their gate (Kimi-K3's latent projections)
-    final_norm: int = 0
-    mtp_attention: int = 0  # the attention of an MTP layer
-    mtp_extra: int = 0  # an MTP layer's projection of [embedding; hidden] and its norms
-    mtp_tables: int = 2  # the vocabulary tables an MTP layer reads: its own embedding and head, or the head alone
-    mtp_block_layers: int = 1  # decoder layers in one MTP module (MiniMax-M2's mtp_transformer_layers)
-    extra: int = 0  # counted once beside the layers (DeepSeek-V4's hyper-connection head, hash tables)
-    mtp_groups: list[Attention] | None = None  # an MTP layer's attention where it is not the layers' kind
-
-
 def _types_of_layers(values: Mapping[str, Any], default: list[str]) -> list[str]:
     """The attention kind of each layer: ``layer_types`` where the config gives it, else ``default``."""
     return [LAYER_KINDS[name] for name in values.get("layer_types") or default]
@@ -241,7 +216,7 @@ def _gqa(values: Mapping[str, Any], model_type: str, kinds: list[str]) -> tuple[
     return attention, groups
 
 
-def _dense_family(values: Mapping[str, Any], model_type: str) -> _Parts:
+def _dense_family(values: Mapping[str, Any], model_type: str) -> Parts:
     layers, h = values["num_hidden_layers"], values["hidden_size"]
     if model_type == "gemma3_text":
         pattern = values["sliding_window_pattern"]
@@ -253,10 +228,10 @@ def _dense_family(values: Mapping[str, Any], model_type: str) -> _Parts:
     mlp = 3 * h * require(values, "intermediate_size")
     if values.get("mlp_bias"):
         mlp += 2 * values["intermediate_size"] + h
-    return _Parts(attention * layers, groups, norms, layers, mlp, 0, final_norm=h)
+    return Parts(attention * layers, groups, norms, layers, mlp, 0, final_norm=h)
 
 
-def _moe_family(values: Mapping[str, Any], model_type: str) -> _Parts:
+def _moe_family(values: Mapping[str, Any], model_type: str) -> Parts:
     layers, h = values["num_hidden_layers"], values["hidden_size"]
     default = ["full_attention"] * layers
     if model_type == "gpt_oss":
@@ -298,65 +273,14 @@ def _moe_family(values: Mapping[str, Any], model_type: str) -> _Parts:
         moe_layers = layers // step - sum(1 for i in dense_only if (i + 1) % step == 0)
         if moe_layers < layers:
             dense_i = require(values, "intermediate_size")
-    return _Parts(attention * layers, groups, 2 * h, layers - moe_layers, 3 * h * dense_i, moe_layers,
+    return Parts(attention * layers, groups, 2 * h, layers - moe_layers, 3 * h * dense_i, moe_layers,
                   experts, k, expert, router, shared, final_norm=h)
 
 
-def _mla(values: Mapping[str, Any], model_type: str) -> tuple[int, int, list[Attention]]:
-    """Parameters of all MLA layers and of one with its indexer (an MTP layer's), and the attention
-    groups (all layers). GLM-5.2's layers whose ``indexer_types`` is "shared" reuse the last full
-    layer's choice (transformers' modular_glm_moe_dsa.py): no indexer, no index keys cached."""
-    layers, h, n_h = values["num_hidden_layers"], values["hidden_size"], values["num_attention_heads"]
-    rank, rope = require(values, "kv_lora_rank"), require(values, "qk_rope_head_dim")
-    nope, v = values.get("qk_nope_head_dim", 0), require(values, "v_head_dim")
-    if values.get("qk_head_dim", nope + rope) != nope + rope:
-        raise InputError("hf_config.sum_of", field="qk_head_dim", value=values["qk_head_dim"], first="qk_nope_head_dim",
-                         second="qk_rope_head_dim", expected=nope + rope)
-    q_rank = values.get("q_lora_rank")
-    query = h * q_rank + q_rank + q_rank * n_h * (nope + rope) if q_rank else h * n_h * (nope + rope)
-    layer = query + h * (rank + rope) + rank + rank * n_h * (nope + v) + n_h * v * h
-    if values.get("attention_bias"):
-        layer += (q_rank or 0) + rank + rope + h
-    score = 2.0 * n_h * (rank + rope) + 2.0 * n_h * rank
-    if model_type not in SPARSE_MLA_TYPES:
-        return layers * layer, layer, [Attention("latent", layers, score, rank + rope)]
-    heads, dim = require(values, "index_n_heads"), require(values, "index_head_dim")
-    indexer = (q_rank or h) * heads * dim + h * dim + 2 * dim + h * heads  # wq_b, wk, k_norm, weights_proj
-    indexed = values["indexer_types"].count("full") if values.get("indexer_types") else layers
-    groups = [Attention("sparse", layers, score, rank + rope, require(values, "index_topk"), keeps_all=True)]
-    if indexed:
-        groups.append(Attention("indexer", indexed, 2.0 * heads * dim, dim))
-    return layers * layer + indexed * indexer, layer + indexer, groups
-
-
-def _moe_layer_count(values: Mapping[str, Any]) -> int:
-    """MoE layers where layer i is MoE when i >= ``first_k_dense_replace`` and i % ``moe_layer_freq`` is 0
-    (DeepSeek's modeling file, and vLLM's kimi_k3/nvidia/model.py), counted arithmetically so that the
-    time does not grow with the layer count."""
-    layers, first_dense, freq = values["num_hidden_layers"], values.get("first_k_dense_replace", 0), values.get("moe_layer_freq", 1)
-    return (layers - 1) // freq - (first_dense - 1) // freq if first_dense else (layers - 1) // freq + 1
-
-
-def _linear_attention(layers: int, heads: int, d_k: int, d_v: int, conv: int, kernel: int, *,
-                      window_share: float = 1.0, state_bytes: float = 0.0) -> Attention:
-    """``layers`` delta-rule linear-attention layers of ``heads`` value heads (Gated DeltaNet, Kimi Delta
-    Attention): a state of heads·d_k·d_v per sequence and layer, and the convolution's window of
-    (kernel − 1)·``conv`` channels, counted in the state's elements at ``window_share`` of one (where the
-    window has a narrower format than the state, ``state_bytes`` wide). The recurrence per token and
-    head: kᵀS, the rank-one update and Sq, each d_k·d_v multiply-adds (Yang et al., "Gated Delta
-    Networks", arXiv:2412.06464), and the convolution.
-
-    .. math:: s = n\\,d_k d_v + w\\,(K - 1)\\,c,\\quad φ = 6\\,n\\,d_k d_v + 2\\,c\\,K
-    """
-    return Attention("linear", layers, 0.0, 0.0, state=heads * d_k * d_v + window_share * (kernel - 1) * conv,
-                     kv_heads=heads, flops_per_token=6.0 * heads * d_k * d_v + 2.0 * conv * kernel,
-                     state_bytes=state_bytes)
-
-
-def _deepseek_family(values: Mapping[str, Any], model_type: str) -> _Parts:
+def _deepseek_family(values: Mapping[str, Any], model_type: str) -> Parts:
     layers, h = values["num_hidden_layers"], values["hidden_size"]
     if model_type in MLA_TYPES:
-        attention, layer_attention, groups = _mla(values, model_type)
+        attention, layer_attention, groups = mla_attention(values, model_type in SPARSE_MLA_TYPES)
     else:
         layer_attention, groups = _gqa(values, model_type, ["full"] * layers)
         attention = layers * layer_attention
@@ -370,19 +294,19 @@ def _deepseek_family(values: Mapping[str, Any], model_type: str) -> _Parts:
     moe_i = require(values, "moe_intermediate_size")
     expert = 3 * h * moe_i
     router, shared = h * experts + experts, values.get("n_shared_experts", 0) * expert
-    moe_layers = _moe_layer_count(values)
+    moe_layers = moe_layer_count(values)
     if values.get("mlp_layer_types") and values["mlp_layer_types"].count("sparse") != moe_layers:
         # GLM-5.1's and 5.2's list says what first_k_dense_replace and moe_layer_freq do: both must agree.
         raise InputError("hf_config.layers_disagree", field="mlp_layer_types",
                          count=values["mlp_layer_types"].count("sparse"), expected=moe_layers)
     dense_mlp = 3 * h * require(values, "intermediate_size") if moe_layers < layers else 0
     # Beside a decoder layer of the MoE kind: enorm and hnorm, eh_proj (2h → h), the shared head's norm.
-    return _Parts(attention, groups, 2 * h, layers - moe_layers, dense_mlp, moe_layers,
+    return Parts(attention, groups, 2 * h, layers - moe_layers, dense_mlp, moe_layers,
                   experts, k, expert, router, shared, final_norm=h, mtp_attention=layer_attention,
                   mtp_extra=2 * h + 2 * h * h + h + 2 * h)
 
 
-def _hybrid(values: Mapping[str, Any], model_type: str) -> _Parts:
+def _hybrid(values: Mapping[str, Any], model_type: str) -> Parts:
     """Qwen3-Next's and Qwen3.5's layers (module docstring): Qwen3.5 splits Qwen3-Next's fused
     in_proj_qkvz and in_proj_ba into in_proj_qkv, in_proj_z, in_proj_b and in_proj_a of the same
     sizes (transformers' modular_qwen3_5.py), and its dense variant has an MLP where Qwen3-Next has
@@ -403,7 +327,7 @@ def _hybrid(values: Mapping[str, Any], model_type: str) -> _Parts:
     linear = h * (2 * n_k * d_k + 2 * n_v * d_v) + h * 2 * n_v + conv * kernel + 2 * n_v + d_v + n_v * d_v * h
     count = len(kinds) - full
     if count:
-        groups.append(_linear_attention(count, n_v, d_k, d_v, conv, kernel))
+        groups.append(linear_attention(count, n_v, d_k, d_v, conv, kernel))
     moe = _moe_family({**values, "layer_types": None, "num_hidden_layers": layers}, "qwen3_moe")
     # Its MTP layer (vLLM's Qwen3NextMTP and Qwen3_5MTP): a full-attention layer of the model's MLP kind
     # (experts, or Qwen3.5-27B's dense MLP), the norms of the embedding and the hidden state, fc
@@ -415,7 +339,7 @@ def _hybrid(values: Mapping[str, Any], model_type: str) -> _Parts:
                    mtp_attention=full_layer, mtp_extra=2 * h + 2 * h * h + h + 2 * h + dense_mlp, mtp_tables=tables)
 
 
-def _minimax_m2(values: Mapping[str, Any], model_type: str) -> _Parts:
+def _minimax_m2(values: Mapping[str, Any], model_type: str) -> Parts:
     """MiniMax-M2's layers (:func:`_moe_family`) and its MTP modules (vLLM's minimax_m2_mtp.py): each
     ``mtp_transformer_layers`` decoder layers of the model's kind, enorm and hnorm, eh_proj (2h → h)
     and a shared head of its own (a norm and V·h) beside the target's embedding."""
@@ -440,7 +364,7 @@ def _mtp_count(values: Mapping[str, Any], model_type: str) -> int:
 
 _READERS = {**dict.fromkeys(DENSE_TYPES, _dense_family), **dict.fromkeys(MOE_TYPES, _moe_family),
             **dict.fromkeys(DEEPSEEK_TYPES, _deepseek_family), **dict.fromkeys(HYBRID_TYPES, _hybrid),
-            "minimax_m2": _minimax_m2}
+            "minimax_m2": _minimax_m2, **DSV4_READERS, **KIMI_READERS}
 
 
 def _language_model(config: Mapping[str, Any], notes: list[Notice]) -> tuple[Mapping[str, Any], Any]:
@@ -579,7 +503,7 @@ def _eagle3_head(name: str, values: Mapping[str, Any]) -> Model:
                  reads_hidden_size=values.get("target_hidden_size", h))
 
 
-def _mtp_layer(name: str, model_type: str, parts: _Parts, values: Mapping[str, Any], formats: dict[str, str]) -> Model:
+def _mtp_layer(name: str, model_type: str, parts: Parts, values: Mapping[str, Any], formats: dict[str, str]) -> Model:
     """A multi-token-prediction layer as the draft model it is (DeepSeek-V3, §2.2; vLLM's
     DeepSeekMTP, Qwen3NextMTP and Qwen3_5MTP): one decoder layer of the target's kind with its own
     cache, the projection that joins the token's embedding to the hidden state, and its own copies of
@@ -639,11 +563,3 @@ def load_draft_heads(data_dir: Path) -> dict[str, tuple[str, Model]]:
                                                                  name=PresetText.from_row(row, "name")),
                                                source=row["source"]))
             for row in read_rows(Path(data_dir) / "draft_heads.csv")}
-
-
-# DeepSeek-V4's and Kimi-K3's readers live in modules of their own, which take this one's helpers:
-# imported last, once they are defined.
-from .family_deepseek_v4 import READERS as _DSV4_READERS  # noqa: E402
-from .family_kimi_k3 import READERS as _KIMI_READERS  # noqa: E402
-
-_READERS.update({**_DSV4_READERS, **_KIMI_READERS})
