@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -33,12 +34,12 @@ class Headline:
 
 
 def show_headline(at: AtAlpha) -> Headline:
-    """The headline at ``at``'s α, drawn where the caller's container is; a scenario the model refuses
-    is said and the page stops."""
+    """The headline at ``at``'s α, drawn where the caller's container is: the passes' costs and steps,
+    the speedup with its band and notes, whether the batch fits, then :func:`show_regime` (step mode)
+    and :func:`show_break_evens`; a scenario the model refuses is said and the page stops."""
     chosen = at.chosen
     alpha, gamma, batch, context = chosen.alpha, chosen.gamma, chosen.batch, chosen.context
     fit, mode, lang = at.fit, at.mode, at.lang
-    gamma_max, batch_max = settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX")
     show_url_notices(st, lang, first=("alpha",))  # α's first: it is drawn first
 
     try:
@@ -133,23 +134,42 @@ def show_headline(at: AtAlpha) -> Headline:
                            **full | {"low": low, "high": high}, yours=batch))
         st.caption(paragraphs(notes))
     if mode == "step":
-        crossings = regime.regime_crossovers(chosen, alpha, gamma, context, batch_max)
-        regime_key, explain_key, figures = regime.regime_explanation(chosen, here)
-        st.badge(t(regime_key, lang), color="green" if regime_key.endswith("memory") else "orange")
-        groups = t("calc.regime_groups", lang, dp=chosen.dp) if chosen.dp > 1 else ""
-        st.caption(t(regime.ridge_detail_key(figures), lang, **figures, groups=groups))
-        st.info(t(explain_key, lang, **figures, batch=batch, gamma=gamma, limit=gamma + 1,
-                  verify_batch=regime.at_batch(crossings["verify"], batch_max),
-                  baseline_batch=regime.at_batch(crossings["baseline"], batch_max)))
-        notes = [message(n, lang) for n in regime.explanation_notes(figures, chosen.draft.kind, gamma, context)]
-        if (tax := regime.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
-            verdict = regime.expert_tax_verdict(tax, alpha, gamma, batch, fits, at.held_up_to, batch_max)
-            notes.append(" ".join([t("calc.expert_tax", lang, **tax), *(message(n, lang) for n in verdict)]))
-        if notes:
-            st.caption(paragraphs(notes))
+        show_regime(at, here, fits)
     else:
         st.caption(t("calc.ratios_note", lang))
+    best_gamma_frame, best_gamma = show_break_evens(at, here, fits)
+    return Headline(speed, fits, bool(held), best_gamma_frame, best_gamma)
 
+
+def show_regime(at: AtAlpha, here: dict[str, Any], fits: bool) -> None:
+    """Step mode's regime: whether the verify pass is memory- or compute-bound against its ridge, the
+    batches where each pass crosses it, why the step costs what it does, and a mixture of experts'
+    expert tax."""
+    chosen, lang = at.chosen, at.lang
+    alpha, gamma, batch, context = chosen.alpha, chosen.gamma, chosen.batch, chosen.context
+    batch_max = settings.get("SPECVIZ_BATCH_MAX")
+    crossings = regime.regime_crossovers(chosen, alpha, gamma, context, batch_max)
+    regime_key, explain_key, figures = regime.regime_explanation(chosen, here)
+    st.badge(t(regime_key, lang), color="green" if regime_key.endswith("memory") else "orange")
+    groups = t("calc.regime_groups", lang, dp=chosen.dp) if chosen.dp > 1 else ""
+    st.caption(t(regime.ridge_detail_key(figures), lang, **figures, groups=groups))
+    st.info(t(explain_key, lang, **figures, batch=batch, gamma=gamma, limit=gamma + 1,
+              verify_batch=regime.at_batch(crossings["verify"], batch_max),
+              baseline_batch=regime.at_batch(crossings["baseline"], batch_max)))
+    notes = [message(n, lang) for n in regime.explanation_notes(figures, chosen.draft.kind, gamma, context)]
+    if (tax := regime.expert_tax(chosen, alpha, gamma, batch, context, batch_max)) is not None:
+        verdict = regime.expert_tax_verdict(tax, alpha, gamma, batch, fits, at.held_up_to, batch_max)
+        notes.append(" ".join([t("calc.expert_tax", lang, **tax), *(message(n, lang) for n in verdict)]))
+    if notes:
+        st.caption(paragraphs(notes))
+
+
+def show_break_evens(at: AtAlpha, here: dict[str, Any], fits: bool) -> tuple[pd.DataFrame, int | None]:
+    """The verify cost and α at which speculation breaks even here and the best γ with its band, where
+    the memory holds the batch; returns the speedup at each γ and the best γ (:func:`calculator.gamma_sweep`)."""
+    chosen, lang = at.chosen, at.lang
+    alpha, gamma, batch, context = chosen.alpha, chosen.gamma, chosen.batch, chosen.context
+    gamma_max = settings.get("SPECVIZ_GAMMA_MAX")
     best_gamma_frame, best_gamma = calculator.gamma_sweep(chosen, alpha, batch, context, gamma_max)
     row = st.container(horizontal=True)
     # Whether speculation pays at this batch (its break-even, its best γ) is no question where the
@@ -168,4 +188,5 @@ def show_headline(at: AtAlpha) -> Headline:
                    t("calc.m.best_gamma_value" if best_speed > 1 else "calc.m.best_gamma_none", lang, gamma=best_gamma,
                      speedup=best_speed, low=float(best["low"]), high=float(best["high"])),
                    help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max), width="content")
-    return Headline(speed, fits, bool(held), best_gamma_frame, best_gamma)
+    return best_gamma_frame, best_gamma
+
