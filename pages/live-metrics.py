@@ -16,7 +16,7 @@ from specviz import charts, errors, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, md, message, t
 from specviz.live import access, exposition, prometheus, prometheus_api, replay, scrape, windows
-from specviz.live.states import SpecDecodeState, spec_decode_states
+from specviz.live.states import OtherServer, SpecDecodeState, spec_decode_states
 
 require_router("live")
 lang: str = st.session_state.get("lang", "en")
@@ -133,15 +133,18 @@ since_start: dict[str, list[SpecDecodeState]] = st.session_state.setdefault("liv
 def scrape_once() -> bool:
     """One scrape of the source, recorded, and its window against the one before; a failure is
     shown, changes nothing and gives False."""
-    previous = last.get(source)
+    previous, anew = last.get(source), None
     try:
         # A URL only: the command line also reads files, but a visitor's text never names a path here.
         snapshot = exposition.parse(scrape.fetch_url(url), time=time.time())
         if recording:
             recorded = store.record_scrape(source, snapshot)
-            states = recorded.states if recorded.window else None
+            states, anew = (recorded.states if recorded.window else None), recorded.anew
         else:
-            states = spec_decode_states(snapshot, previous) if previous else None
+            try:
+                states = spec_decode_states(snapshot, previous) if previous else None
+            except OtherServer as exc:  # the source's new start, as the store keeps it (Store.record_scrape)
+                states, anew = None, Notice(exc.key, **exc.params)
         replicas = windows.replica_states(snapshot, previous, states or [])
     except SpecvizError as exc:
         if exc.key == "scrape.refused" and url == EXAMPLE_METRICS_URL:  # the field's example, not typed
@@ -151,6 +154,8 @@ def scrape_once() -> bool:
         return False
     last[source] = snapshot
     since_start[source] = spec_decode_states(snapshot)
+    if anew is not None:
+        st.warning(f"{message(anew, lang)} {t('live.anew', lang)}")
     if states is not None:
         latest[source] = states
         latest_end[source] = snapshot.time

@@ -2837,6 +2837,28 @@ class TestLivePage:
             (link,) = at.get("page_link")
             assert urllib.parse.parse_qs(link.proto.query_string)["alpha"] == ["1.000"]
 
+    def test_another_server_s_scrape_becomes_the_new_start(self):
+        """An SRE's pass: a rolling update's new pod, started before the old one's last scrape, answered
+        from then on, and every later poll said "Another process answered this scrape" for good, the
+        new server's totals never shown. Its first scrape is now the source's new start, said so, and
+        the next gives a window again."""
+        scrape, now = deepseek_mtp_scrape((80, 48, 24)), time.time()
+        started = lambda n: now - 60 if n == 1 else now - 3600  # the new pod's start: before the first scrape
+        with metrics_server(lambda n: scrape(n) + f"process_start_time_seconds {started(n)}\n") as url:
+            at = live_on_deepseek_mtp(url)
+            anew = lambda: [w.value for w in at.warning if w.value.startswith("Another process answered")]
+            for _ in range(4):
+                if anew():
+                    break
+                time.sleep(1.1)
+                at.run()
+            (said,) = anew()
+            assert "kept as the source's new start" in said and not at.error and not at.exception
+            time.sleep(1.1)
+            at.run()
+            assert not anew() and not at.error, [e.value for e in at.error]
+            assert float(metric(at, "Acceptance length")) == pytest.approx(1 + 1.52)
+
     def test_a_server_s_own_mtp_layer_offers_its_reuse_factor_for_the_sidebar(self):
         """A DeepSeek-V3 server drafting 3 tokens with its one MTP layer: of 100 drafts a window, 80
         accept position 1, 48 position 2 and 24 position 3 (conditional 0.80, 0.60, 0.50). The rates

@@ -2070,7 +2070,7 @@ class TestRecordCommand:
         assert code == 0
         report = json.loads(out)
         assert report == {"source": server.url, "db": str(database), "polls": 2, "recorded": 2, "failed": 0,
-                          "too_soon": 0, "windows": 1, "interrupted": False}
+                          "too_soon": 0, "windows": 1, "anew": 0, "interrupted": False}
         lines = err.splitlines()
         assert len(lines) == 2
         assert lines[0].startswith("poll 1/2 ") and "recorded (first scrape, totals since start)" in lines[0]
@@ -2083,6 +2083,19 @@ class TestRecordCommand:
         assert f"acceptance length {windows.acceptance_length[0]:.2f}, rate {windows.acceptance_rate[0]:.3f}" in lines[1]
         assert re.search(r", \d+ tokens/s", lines[1]) and "e+" not in err
         s.close()
+
+    def test_a_poll_stored_as_a_new_start_says_why(self):
+        """A rolling update's new pod answering (recorder's test_another_server_s_scrape_becomes_the_new_start):
+        the line says the poll is a new start, why, and that windows start again."""
+        from specviz.cli.live import poll_line
+        from specviz.results import recorder
+
+        why = Notice("prom.other_process", started="08:37:00 UTC", previous="08:38:28 UTC")
+        for lang, said in (("en", "recorded (a new start, totals since it started, no window: Another process answered"),
+                           ("vi", "một điểm bắt đầu mới")):
+            line = poll_line(recorder.Poll(3, 1787496000.0, True, anew=why), 5, lang)
+            assert line.startswith("poll 3/5 " if lang == "en" else "lần poll 3/5 ") and said in line
+            assert "08:37:00 UTC" in line
 
     def test_polls_more_often_than_a_window_takes_are_refused_at_once(self, capsys, monkeypatch):
         """An SRE's pass: --every 0.1 was taken, and every poll after the first was refused as too soon

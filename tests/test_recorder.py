@@ -12,6 +12,7 @@ import time
 import numpy as np
 import pytest
 
+from conftest import sample_text
 from specviz import settings
 from specviz.live import exposition as prom, replay
 from specviz.results import recorder
@@ -153,6 +154,28 @@ class TestFailures:
         window = db.windows(str(path)).iloc[0]
         assert window.drafts == 0 and np.isnan(window.acceptance_length) and not window.counter_reset
         assert str(polls[1].states[0].absent["acceptance_length"]) == "No drafts were counted over this period: nothing to divide by."
+
+    def test_another_server_s_scrape_becomes_the_new_start(self, db, tmp_path):
+        """An SRE's pass: a rolling update's new pod, started before the old one's last scrape, answered
+        from then on, and every later poll was refused against the old pod's stored scrape ("Another
+        process answered…", recorded 0, failed 3) for good. Its first scrape is now stored as the
+        source's new start (totals since it started, the reason said) and the next gives a window."""
+        first = sample_text("2026/vllm_0.25.1/metrics_vllm_0_25_1_speculative.txt")
+        assert "process_start_time_seconds 1.78749598534e+09" in first
+        newer = first.replace("process_start_time_seconds 1.78749598534e+09", "process_start_time_seconds 1.78749597e+09")
+        path, scraped = tmp_path / "metrics.prom", 1787496000.0
+        polls = []
+        for text, at in ((first, scraped), (first, scraped + 10), (newer, scraped + 20), (newer, scraped + 30)):
+            path.write_text(text)
+            polls.append(recorder.poll_once(db, str(path), clock=lambda: at))
+        assert [p.ok for p in polls] == [True] * 4 and [p.window for p in polls] == [False, True, False, True]
+        assert polls[2].anew.key == "prom.other_process" and polls[2].states[0].drafts == 48  # its totals
+        assert [p.anew for p in (polls[0], polls[1], polls[3])] == [None] * 3
+        assert len(db.windows(str(path))) == 2 and db.snapshots(str(path)).time.nunique() == 4
+        summary = recorder.RecordSummary()
+        for poll in polls:
+            summary.add(poll)
+        assert (summary.recorded, summary.failed, summary.windows, summary.anew) == (4, 0, 2, 1)
 
     @pytest.mark.parametrize("text, key", [
         ("<html><body>login</body></html>\n", "scrape.html"),

@@ -116,8 +116,9 @@ def poll_line(poll: recorder.Poll, count: int | None = None, lang: str = "en") -
     if poll.too_soon_s is not None:
         return words(Notice("cli.record.too_soon", number=number, when=when, seconds=poll.too_soon_s,
                             most=settings.get("SPECVIZ_LIVE_MIN_WINDOW_S")), lang)
-    kind = Notice("cli.record.window" if poll.window else "cli.record.first",
-                  back=Notice("cli.record.back") if poll.after_failure else "")
+    back = Notice("cli.record.back") if poll.after_failure else ""
+    kind = (Notice("cli.record.anew", back=back, reason=poll.anew) if poll.anew is not None
+            else Notice("cli.record.window" if poll.window else "cli.record.first", back=back))
     models = []
     for state in poll.states:
         text = words(Notice("cli.record.model", model=state.model_name or Notice("cli.record.no_model"),
@@ -155,7 +156,7 @@ def _record(args: argparse.Namespace) -> tuple[str, int]:
         store.close()
     report = {"source": scrape.shown(args.source), "db": str(args.db or settings.get("SPECVIZ_DB")),
               "polls": summary.polls, "recorded": summary.recorded, "failed": summary.failed,
-              "too_soon": summary.too_soon, "windows": summary.windows, "interrupted": interrupted}
+              "too_soon": summary.too_soon, "windows": summary.windows, "anew": summary.anew, "interrupted": interrupted}
     if not summary.recorded and not summary.too_soon:
         # Said on stderr as any error, and the summary still on stdout: a script that reads it learns
         # how many polls failed, as it does where some succeeded.
@@ -189,16 +190,19 @@ _RECORD_DOC = """\
 Polls a source every --every seconds into the store (`specviz/results/recorder.py`) until --count
 polls or Ctrl-C: one progress line per poll on stderr (number, UTC time, and per model the
 acceptance length and rate, γ, running requests and tokens/s, or why the poll failed), and a JSON
-summary on stdout when it ends (`polls`, `recorded`, `failed`, `too_soon`, `windows`, `interrupted`).
+summary on stdout when it ends (`polls`, `recorded`, `failed`, `too_soon`, `windows`, `anew`,
+`interrupted`).
 A poll less than `SPECVIZ_LIVE_MIN_WINDOW_S` after the source's last stored scrape (another
 recorder's, or the Live page's) is not stored (`too_soon`): its window would be mostly the error of
 when each scrape was timed; an --every below that setting is refused at once (exit 2).
 
 A failed poll (server down or restarting, refused answer, store locked) is a progress line, not the
 end; the next poll that succeeds stores its window against the last scrape stored, counted from zero
-where the counters went down or `process_start_time_seconds` changed (a restart; a start before the
-last stored scrape is another process's, and that poll is not stored). Exit 0 if any poll was stored, else 2 with the last failure on the
-final line of stderr (the summary still on stdout).
+where the counters went down or `process_start_time_seconds` changed (a restart). A start before the
+last stored scrape is another process's (a rolling update's new pod, a load balancer), as is a scrape
+of no model in common with it: that poll gives no window, says why, and is stored as the source's
+new start (`anew`), so that the next poll of the same server gives a window again. Exit 0 if any poll
+was stored, else 2 with the last failure on the final line of stderr (the summary still on stdout).
 """
 
 _PROMETHEUS_DOC = """\

@@ -57,7 +57,15 @@ from .exposition import Snapshot
 from .promql import counter_increase, histogram_quantile
 from .roles import CUMULATIVE, MEANING_LABELS, OUTPUT_ROLE, ROLES, SPEC_ROLES, engine_of, metric_name
 
-__all__ = ["SpecDecodeState", "spec_decode_states", "restarted_processes", "CLOCK_SKEW_S", "utc_clock", "accepted_past_gamma"]
+__all__ = ["SpecDecodeState", "OtherServer", "spec_decode_states", "restarted_processes", "CLOCK_SKEW_S", "utc_clock",
+           "accepted_past_gamma"]
+
+class OtherServer(SpecvizError):
+    """Two scrapes of one source that are not of one server's counters (``prom.other_process``,
+    ``prom.other_models``): no window between them exists. A recorder keeps the later one as the
+    source's new start, so that the next scrape of the same server gives a window again (a rolling
+    update's new pod, started before the old one's last scrape, had kept every later scrape refused)."""
+
 
 CLOCK_SKEW_S = 5.0
 """How far a server's clock (its processes' start times) may trail the scraper's (the snapshots'
@@ -208,10 +216,10 @@ def _refuse_other_process(current: Snapshot, previous: Snapshot) -> None:
     if previous.time is not None:
         for _, started in changed:
             if started < previous.time - CLOCK_SKEW_S:
-                raise SpecvizError("prom.other_process", started=utc_clock(started), previous=utc_clock(previous.time))
+                raise OtherServer("prom.other_process", started=utc_clock(started), previous=utc_clock(previous.time))
     before, now = _spec_models(previous), _spec_models(current)
     if before and now and not before & now and not changed:
-        raise SpecvizError("prom.other_models", models=", ".join(sorted(now)), previous=", ".join(sorted(before)))
+        raise OtherServer("prom.other_models", models=", ".join(sorted(now)), previous=", ".join(sorted(before)))
 
 
 def _spec_models(snapshot: Snapshot) -> set[str]:
@@ -279,10 +287,12 @@ def spec_decode_states(current: Snapshot, previous: Snapshot | None = None,
 
     Raises
     ------
-    SpecvizError
+    OtherServer
         ``prom.other_process`` where the two scrapes are of two processes that both ran at the
         previous one (:data:`CLOCK_SKEW_S`), ``prom.other_models`` where they hold speculative
-        decoding of no model in common and no process restarted between them; ``prom.no_spec_decode`` if no model has speculative-decoding series: speculation is off, or
+        decoding of no model in common and no process restarted between them.
+    SpecvizError
+        ``prom.no_spec_decode`` if no model has speculative-decoding series: speculation is off, or
         the engine is not one specviz reads; ``prom.no_spec_decode_values`` if the scrape's values
         of recognised series were all left out (not finite, or negative: ``current.notices``).
     """

@@ -57,6 +57,9 @@ class Poll:
     too_soon_s : float or None
         The scrape came this many seconds after the source's last stored one, under
         ``SPECVIZ_LIVE_MIN_WINDOW_S``, and was not stored (:meth:`Store.record_scrape`).
+    anew : Notice or None
+        Why the scrape was stored as the source's new start, not a window (another server than the
+        previous scrape's: :attr:`specviz.results.store.live.RecordedScrape.anew`); None otherwise.
     """
 
     number: int
@@ -68,6 +71,7 @@ class Poll:
     after_failure: bool = False
     seconds: float = 0.0
     too_soon_s: float | None = None
+    anew: Notice | None = None
 
     @property
     def counter_reset(self) -> bool:
@@ -78,13 +82,15 @@ class Poll:
 @dataclass
 class RecordSummary:
     """A recording's counts: polls made, polls stored, polls failed, polls not stored for coming too
-    soon after the source's last stored scrape, windows stored, and why the last failed poll failed."""
+    soon after the source's last stored scrape, windows stored, polls stored as the source's new start
+    (another server than the previous scrape's), and why the last failed poll failed."""
 
     polls: int = 0
     recorded: int = 0
     failed: int = 0
     too_soon: int = 0
     windows: int = 0
+    anew: int = 0
     last_failure: Notice | None = None
 
     def add(self, poll: Poll) -> None:
@@ -94,6 +100,7 @@ class RecordSummary:
         elif poll.ok:
             self.recorded += 1
             self.windows += len(poll.states) if poll.window else 0
+            self.anew += poll.anew is not None
         else:
             self.failed += 1
             self.last_failure = poll.failure
@@ -132,7 +139,7 @@ def poll_once(store: Store, source: str, number: int = 1, *, after_failure: bool
                                                           detail=" ".join(str(exc).split())),
                     seconds=time.monotonic() - started)
     return Poll(number, taken, True, recorded.window, recorded.states, after_failure=after_failure,
-                seconds=time.monotonic() - started, too_soon_s=recorded.too_soon_s)
+                seconds=time.monotonic() - started, too_soon_s=recorded.too_soon_s, anew=recorded.anew)
 
 
 def record(store: Store, source: str, every_s: float, count: int | None = None, *,

@@ -20,7 +20,7 @@ import pyarrow as pa
 from specviz import settings
 from specviz.errors import Notice, SpecvizError
 from specviz.live import exposition
-from specviz.live.states import SpecDecodeState, accepted_past_gamma, spec_decode_states
+from specviz.live.states import OtherServer, SpecDecodeState, accepted_past_gamma, spec_decode_states
 from specviz.live.roles import ROLES
 from specviz.model import spec
 from specviz.results import importers
@@ -95,6 +95,10 @@ class RecordedScrape:
     too_soon_s : float or None
         Seconds since the source's previous stored scrape, where this one came sooner than
         ``SPECVIZ_LIVE_MIN_WINDOW_S`` after it and nothing was stored; None otherwise.
+    anew : Notice or None
+        Why the scrape is no window against the source's previous one though there was one
+        (:class:`specviz.live.states.OtherServer`'s message): it was stored as the source's new start,
+        with its totals since the server started, as a first scrape is; None otherwise.
     """
 
     time: datetime
@@ -102,6 +106,7 @@ class RecordedScrape:
     window: bool
     states: list[SpecDecodeState]
     too_soon_s: float | None = None
+    anew: Notice | None = None
 
 
 def _snapshot_table(source: str, moment: datetime, snapshot: exposition.Snapshot,
@@ -238,7 +243,8 @@ class LiveTables(RunsAndImports):
         Returns
         -------
         RecordedScrape
-            The states stored as windows, or, for a first scrape, the totals since start.
+            The states stored as windows, or, for a first scrape or one of another server than the
+            previous (``anew``), the totals since start.
 
         Raises
         ------
@@ -256,7 +262,13 @@ class LiveTables(RunsAndImports):
             # fraction of a second is mostly the error of when each scrape was timed.
             if previous is not None and (age := snapshot.time - previous.time) < settings.get("SPECVIZ_LIVE_MIN_WINDOW_S"):
                 return RecordedScrape(moment, 0, False, [], too_soon_s=age)
-            states = totals if previous is None else spec_decode_states(snapshot, previous)
+            anew = None
+            try:
+                states = totals if previous is None else spec_decode_states(snapshot, previous)
+            except OtherServer as exc:
+                # Kept as the source's new start (a rolling update's new pod answering now): compared
+                # with the old start for good, every later scrape of it had been refused.
+                states, previous, anew = totals, None, Notice(exc.key, **exc.params)
             rows = _snapshot_table(source, moment, snapshot, states)
             cur.register("incoming_snapshot", rows)
             cur.execute("INSERT INTO snapshots BY NAME SELECT * REPLACE (CAST(labels AS JSON) AS labels) "
@@ -267,7 +279,7 @@ class LiveTables(RunsAndImports):
                 cur.register("incoming_windows", _window_table(source, _utc(previous.time), moment, states))
                 cur.execute("INSERT INTO windows BY NAME SELECT * FROM incoming_windows")
                 cur.unregister("incoming_windows")
-        return RecordedScrape(moment, rows.num_rows, previous is not None, states)
+        return RecordedScrape(moment, rows.num_rows, previous is not None, states, anew=anew)
 
     def _live_read(self, table: str, order: str, time_column: str, source: str | None,
                    since: datetime | float | None, until: datetime | float | None = None) -> pd.DataFrame:
