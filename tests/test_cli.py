@@ -418,7 +418,7 @@ class TestStoreCommands:
         name = "**BOLD**\r\nspecviz: error: fake.jsonl"
         said = cli_common.words(Notice("exp.shared_runs", file=name, runs="1"), "en")
         assert "\n" not in said and "\r" not in said
-        assert said.startswith("**BOLD**\\nspecviz: error: fake.jsonl left its runs 1 to this file")
+        assert said.startswith("**BOLD**\\nspecviz: error: fake.jsonl left its runs (named 1 in it) to this file")
         nested = cli_common.words(Notice("cli.record.failed", number=2, when="now",
                                          error=Notice("scrape.refused", source="a*b\nc")), "en")
         assert "a*b\\nc" in nested and "\n" not in nested
@@ -651,7 +651,7 @@ class TestStoreCommands:
         run(capsys, "ingest", str(tmp_path / "first.jsonl"), str(tmp_path / "all.jsonl"), "--db", db)
         code, out, err = run(capsys, "remove", str(tmp_path / "first.jsonl"), "--db", db)
         assert code == 0 and json.loads(out)["removed"]["runs"] == 2
-        assert err == f"specviz: {tmp_path / 'all.jsonl'} left its runs 1, 2 to this file, as already stored from it: " \
+        assert err == f"specviz: {tmp_path / 'all.jsonl'} left its runs (named 1, 2 in it) to this file, as already stored from it: " \
                       f"they go with it, and {tmp_path / 'all.jsonl'}'s import holds only its other runs. To keep them, " \
                       f"remove {tmp_path / 'all.jsonl'} too and import it again: its runs are then stored from it.\n"
 
@@ -668,7 +668,7 @@ class TestStoreCommands:
             assert code == 0 and json.loads(out)["skipped"]
         code, out, err = run(capsys, "remove", str(folder / "summary.json"), "--db", db)
         assert code == 0 and json.loads(out)["removed"]["runs"] >= 1
-        assert err == (f"specviz: {folder / 'run=0.json'} was not stored when it was imported, as its runs 0 were "
+        assert err == (f"specviz: {folder / 'run=0.json'} was not stored when it was imported, as its runs (named 0 in it) were "
                        f"already stored from this file: they go with it. To keep them, import {folder / 'run=0.json'} "
                        "again once this file is removed.\n")
         code, out, _ = run(capsys, "ingest", str(folder / "run=0.json"), "--db", db)  # as it says: stored now

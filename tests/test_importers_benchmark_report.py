@@ -668,6 +668,9 @@ class TestRoundTrip:
             "--speculative-num-draft-tokens": 60}
         # SpecForge measures no latency: the report's latency section is absent, and said to be.
         again = only("again.yaml", benchmark_report.dump([report]).encode(), ("warn.report_sections_missing",))
+        said = i18n.message(importers.parse("again.yaml", benchmark_report.dump([report]).encode()).warnings[0], "en")
+        # Not blamed on a cut file alone: the export of a run that measured none of them reads so too.
+        assert "A run whose tool measured none of them" in said.replace("\\", "")
         assert (again["engine"], again["spec_method"], again["num_speculative_tokens"]) == ("sglang", "eagle3", 7)
         assert extra.tree_shape(again["extra"]) == {"topk": 10, "num_draft_tokens": 60}
         # Written back as the arguments it came from, not as fields the report has no place for.

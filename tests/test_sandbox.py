@@ -284,6 +284,14 @@ class TestCheckSql:
     def test_a_deep_syntax_tree_is_walked_without_recursion(self):
         sandbox.check_sql("SELECT " + " + ".join(["1"] * 990))  # DuckDB parses up to depth 1000
 
+    def test_a_tree_past_duckdb_s_depth_is_refused_without_advice_the_console_refuses(self):
+        """An attack pass: a SELECT nested 2,000 deep was told to 'Use "SET max_expression_depth TO x"',
+        which the console refuses; the limit is said, the advice not."""
+        with pytest.raises(sandbox.QueryError) as refused:
+            sandbox.check_sql("SELECT " + "(" * 2000 + "1" + ")" * 2000)
+        assert refused.value.key == "sql.parse"
+        assert refused.value.params["detail"] == "Parser Error: Max expression depth limit of 1000 exceeded."
+
 
 @pytest.fixture
 def started(monkeypatch) -> list[query_server.QueryProcess]:

@@ -649,7 +649,7 @@ class TestAppendedResultFile:
         db.import_file("with_more.jsonl", b"\n".join(lines) + b"\n")
         (shared,) = db.sharing_imports(first.content_hash)
         assert shared == Notice("exp.shared_runs", file="with_more.jsonl", runs="1, 2, 3, 4")
-        assert str(shared).startswith("with_more.jsonl left its runs 1, 2, 3, 4 to this file")
+        assert str(shared).startswith("with_more.jsonl left its runs (named 1, 2, 3, 4 in it) to this file")
         later = db.imports().set_index("source_file").at["with_more.jsonl", "content_hash"]
         assert db.sharing_imports(later) == [] and db.sharing_imports("no such hash") == []
         # The way back the notice gives: both removed, the larger file imported again holds every run.

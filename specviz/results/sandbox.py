@@ -77,6 +77,8 @@ _FUNCTION_NAME = re.compile(r'[{,]"function_name":"([^"\\]*)"')
 _TABLE_NAME = re.compile(r'[{,]"table_name":"([^"\\]*)"')
 # DuckDB's message as the page shows it: its hints lists a few names (Candidate bindings), never pages.
 _DETAIL_CHARS = 600
+# DuckDB's advice to raise a setting ('Use "SET max_expression_depth TO x" to increase …'), to its sentence's end.
+_SET_HINT = re.compile(r'\s*Use "SET [^"]*"[^.]*\.')
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:/[\w.~+-]+){2,}/?")
 _MISSING_TABLE = re.compile(r"Catalog Error: Table with name (?P<name>.+) does not exist")
 _HEADER_LIMIT = 1 << 16  # bytes of the child's status line
@@ -240,8 +242,11 @@ def _slots(workers: int) -> threading.BoundedSemaphore:
 def _scrub(text: str) -> str:
     """DuckDB's message up to its first blank line, on one line and without file paths (DuckDB
     names directories in some of its errors): its hints stay ("Candidate bindings: "p99_ttft_ms"",
-    "Did you mean "runs"?"), the query it quotes with a caret under the place does not."""
-    return _PATH.sub("<path>", " ".join(text.split("\n\n", 1)[0].split()))[:_DETAIL_CHARS]
+    "Did you mean "runs"?"), the query it quotes with a caret under the place does not, nor a hint to
+    change a setting with SET, which the console refuses (an attack pass: a query nested 2,000 deep
+    was told to 'Use "SET max_expression_depth TO x"')."""
+    one_line = _SET_HINT.sub("", " ".join(text.split("\n\n", 1)[0].split()))
+    return _PATH.sub("<path>", one_line)[:_DETAIL_CHARS]
 
 
 class Snapshot:
