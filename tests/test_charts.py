@@ -450,6 +450,14 @@ class TestLiveOverTime:
         y = specs[0]["layer"][0]["encoding"]["y"]
         assert y["scale"] == {"zero": False, "nice": False} and specs[0]["layer"][0]["mark"]["opacity"] == 0
 
+    def test_a_figure_in_whole_numbers_has_ticks_a_whole_number_apart(self):
+        """A browser pass: an idle server's tokens/s, on [0, 1], labelled its axis "0, 0, 0, 1, 1, 1"."""
+        idle = LIVE.assign(generation_throughput=0.0)
+        assert live_domain(idle, "generation_throughput") == [0.0, 1.0]
+        axis = lambda figure: live_lines(idle, figure).to_dict()["encoding"]["y"]["axis"]
+        assert axis("generation_throughput") == {"format": ",.0f", "tickMinStep": 1}
+        assert "tickMinStep" not in axis("acceptance_rate")  # three decimals: ticks as Vega-Lite places them
+
     def test_the_figures_that_move_together_share_a_chart_and_its_tooltip(self):
         spec = live_lines(LIVE, "acceptance_rate", also=("acceptance_length", "alpha_iid")).to_dict()
         assert [tip["field"] for tip in spec["encoding"]["tooltip"]] == [

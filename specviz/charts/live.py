@@ -76,7 +76,11 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: t
         title = t("chart.summed_over_servers", lang, figure=title)
     # One model is named by the page's heading: a legend would only repeat it (and a long name cut).
     legend = series_legend(t("col.model", lang), data["model"]) if data["model"].nunique() > 1 else None
-    y = alt.Y(f"{figure}:Q", title=None, scale=alt.Scale(zero=False, nice=False), axis=alt.Axis(format=_LIVE_FORMATS[figure]))
+    # A figure labelled in whole numbers gets ticks a whole number apart: an idle server's tokens/s on
+    # [0, 1] had read "0, 0, 0, 1, 1, 1" (a browser pass).
+    whole = {"tickMinStep": 1} if _LIVE_FORMATS[figure].endswith(".0f") else {}
+    y = alt.Y(f"{figure}:Q", title=None, scale=alt.Scale(zero=False, nice=False),
+              axis=alt.Axis(format=_LIVE_FORMATS[figure], **whole))
     # No tooltip on the invisible ends: Streamlit's theme gives every mark one (the raw column's name
     # and the domain's end had shown near the axis: an SRE's pass).
     extent = alt.Chart(pd.DataFrame({figure: _live_domain(data[figure], figure)})).mark_rule(
