@@ -819,7 +819,7 @@ class TestFiguresFromAnswers:
                 ok = lambda data: {"status": "success", "data": data}
                 if path.endswith("/label/__name__/values"):
                     return ok(list(counts))
-                if query.startswith("min by (model_name) (count_over_time(vllm:generation_tokens_total["):
+                if query.startswith("min by (model_name, instance) (count_over_time(vllm:generation_tokens_total["):
                     values = [[t, str(n)] for t, n in zip(times, samples)]
                 else:
                     name = next((n for n in counts if f"increase({n}[" in query and query.startswith("sum by")), None)
@@ -842,6 +842,49 @@ class TestFiguresFromAnswers:
         assert math.isnan(latest["generation_throughput"].iloc[-1])
         assert latest.attrs["absent"]["vllm-v1/a"]["generation_throughput"].key == "prometheus.absent.sparse"
         assert not [n for n in frame([8, 7, 8, 8, 6]).attrs["notices"] if n.key == "prometheus.notice.sparse"]
+
+    def test_a_server_joining_inside_the_range_is_no_gap(self):
+        """An SRE's pass: a second server of the model joined a running Prometheus, and its first
+        windows, which hold a few of its samples by right, were said to be "a gap in its scrapes" and
+        left without tokens per second. Server x reports at every point, y from the third; a window is
+        one step (60 s), y's first holds 2 samples. Only the servers through the whole window count:
+        no gap, y's joining said; a window of 2 samples of both servers is still one."""
+        counts = {"vllm:spec_decode_num_drafts_total": 100, "vllm:spec_decode_num_draft_tokens_total": 300,
+                  "vllm:spec_decode_num_accepted_tokens_total": 200, "vllm:generation_tokens_total": 1500}
+        times = [self.AT - 240 + 60 * i for i in range(5)]
+
+        def frame(samples_of_x: list[int]) -> pd.DataFrame:
+            def route(path: str, query: str) -> dict:
+                ok = lambda data: {"status": "success", "data": data}
+                if path.endswith("/label/__name__/values"):
+                    return ok([*counts, "vllm:num_requests_running"])
+                series = lambda instance, values: {"metric": {"model_name": "a", "instance": instance},
+                                                   "values": [[t, str(v)] for t, v in values]}
+                result = []
+                if query.startswith("min by (model_name, instance) (count_over_time(vllm:generation_tokens_total["):
+                    result = [series("x", zip(times, samples_of_x)), series("y", zip(times[2:], [2, 8, 8]))]
+                elif query == "count by (model_name, instance) (vllm:num_requests_running)":
+                    result = [series("x", ((t, 1) for t in times)), series("y", ((t, 1) for t in times[2:]))]
+                elif query == "sum by (model_name) (vllm:num_requests_running)":
+                    result = [{"metric": {"model_name": "a"}, "values": [[t, "8"] for t in times]}]
+                elif name := next((n for n in counts if f"increase({n}[" in query and query.startswith("sum by")), None):
+                    result = [{"metric": {"model_name": "a"}, "values": [[t, str(counts[name])] for t in times]}]
+                return ok({"resultType": "matrix", "result": result})
+
+            with answering(route) as url:
+                return prometheus.query_figures(url, 240, 60, end=self.AT)
+
+        joined = frame([8] * 5)
+        assert joined["generation_throughput"].tolist() == [25.0] * 5
+        said = {n.key: n for n in joined.attrs["notices"]}
+        assert "prometheus.notice.sparse" not in said
+        assert said["prometheus.notice.joined"].params["count"] == 1
+        assert said["prometheus.notice.joined"].params["where"].startswith("y (")
+        assert str(said["prometheus.notice.joined"]).startswith("1 server joined inside the range (y (")
+        # Where the server that reports throughout holds few samples too, the gap is Prometheus's.
+        gap = frame([8, 8, 8, 2, 8])
+        assert math.isnan(gap["generation_throughput"].iloc[3])
+        assert [n.params["points"] for n in gap.attrs["notices"] if n.key == "prometheus.notice.sparse"] == [1]
 
     def fleet_route(self, path: str, query: str) -> dict:
         """Two vLLM servers (instances) of model "a", 40 running requests between them."""

@@ -193,8 +193,9 @@ def _queries(names: dict[str, list[tuple[str, str]]], window_s: float, by: tuple
                 position = _POSITION_LABEL.get(prefix, "position")
                 labels = group + (f", {position}" if role in ("accepted_per_pos", "drafted_per_pos") else "")
                 out.append((role, prefix, "value", f"sum by ({labels}) (increase({name}[{window}]))"))
-                if role == "generation_tokens":  # the fewest samples a server's series holds in each window
-                    out.append((role, prefix, "samples", f"min by ({group}) (count_over_time({name}[{window}]))"))
+                if role == "generation_tokens":  # the samples each server's series holds in each window
+                    servers = group if "instance" in by else f"{group}, instance"
+                    out.append((role, prefix, "samples", f"min by ({servers}) (count_over_time({name}[{window}]))"))
             elif role in _SUMMED_GAUGES:
                 out.append((role, prefix, "value", f"sum by ({group}) ({name})"))
                 if role == "running":
@@ -258,7 +259,7 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     start_time: dict[float, dict[str, float]] = {}  # each server's start time, where it exports one
     keys_of: dict[str, set[tuple[str, ...]]] = {}  # a server's rows, from its counters' resets() series
     servers: dict[float, dict[tuple[str, ...], set[str]]] = {}  # the servers (instances) that report
-    samples: dict[float, dict[tuple[str, ...], float]] = {}  # the fewest samples of generated tokens in a window
+    samples: dict[float, dict[tuple[str, ...], dict[str, float]]] = {}  # each server's samples of generated tokens in a window
     dropped: dict[str, int] = {}
     warnings: list[str] = []
     groups: set[tuple[str, ...]] = set()
@@ -291,9 +292,9 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
                             item.labels.get("instance", ""))
                     continue
                 if kind == "samples":  # a name with and without _total: the fewer
-                    at = samples.setdefault(t, {})
-                    key = _model_key(item.labels, by)
-                    at[key] = min(value, at.get(key, value))
+                    at = samples.setdefault(t, {}).setdefault(_model_key(item.labels, by), {})
+                    instance = item.labels.get("instance", "")
+                    at[instance] = min(value, at.get(instance, value))
                     continue
                 if kind == "servers":  # a series per server, of any name of the running gauge
                     servers.setdefault(t, {}).setdefault(_model_key(item.labels, by), set()).add(
@@ -375,7 +376,7 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     if born:
         notices.append(Notice("prometheus.notice.born_inside", series=len(born),
                               names=_listed(["/".join(key[1:]) for key in born])))
-    _sparse_windows(by_series, samples, absent, notices)
+    _sparse_windows(by_series, _whole_window_samples(samples, servers, window_s, notices), absent, notices)
     frame = pd.DataFrame(rows)
     positions = sorted({c for c in frame.columns if c.startswith("per_position_")},
                        key=lambda c: (int(c.rsplit("_", 1)[1]), c))
@@ -412,6 +413,37 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
 
 # A window holding fewer than this share of a series' usual samples of generated tokens has a gap in it.
 _SPARSE_SHARE = 0.5
+
+
+def _whole_window_samples(samples: dict[float, dict[tuple[str, ...], dict[str, float]]],
+                          servers: dict[float, dict[tuple[str, ...], set[str]]], window_s: float,
+                          notices: list[Notice]) -> dict[float, dict[tuple[str, ...], float]]:
+    """By point and row, the fewest samples of generated tokens of the servers that reported through
+    the whole window: at the point its start falls on (the latest at or before it) and at its end
+    (``servers``, from the running-requests gauge). A server that joined inside the window (a rolling
+    update's new pod, a target added) or left it holds part of it by right, which is no gap in
+    Prometheus's scrapes (an SRE's pass: a second server joining had been said to be one); joins are
+    said in ``prometheus.notice.joined``. Where a window's start is before the range's first point,
+    or the gauge is not exported, every server counts, as before."""
+    times = sorted(servers)
+    fewest: dict[float, dict[tuple[str, ...], float]] = {}
+    joined: dict[str, float] = {}
+    for t, by_key in samples.items():
+        before = [u for u in times if u <= t - window_s + 1e-9]
+        for key, counts in by_key.items():
+            now = servers.get(t, {}).get(key)
+            then = servers.get(before[-1], {}).get(key) if before else None
+            whole = [n for instance, n in counts.items()
+                     if (now is None or instance in now) and (then is None or instance in then)]
+            if now is not None and then is not None:
+                for instance in now - then:
+                    joined[instance] = min(t, joined.get(instance, t))
+            if whole:
+                fewest.setdefault(t, {})[key] = min(whole)
+    if joined:
+        notices.append(Notice("prometheus.notice.joined", count=len(joined), where=_listed(
+            [f"{instance or '?'} ({utc_clock(t)})" for instance, t in sorted(joined.items(), key=lambda item: item[1])])))
+    return fewest
 
 
 def _sparse_windows(by_series: dict[tuple, list[dict]], samples: dict[float, dict[tuple[str, ...], float]],
