@@ -805,14 +805,20 @@ class TestFiguresFromAnswers:
         assert frame.attrs["absent"] and only.attrs["absent"]["vllm-v1/b"]["generation_throughput"].key == \
             "prometheus.absent.born_inside"
 
+    # Each counter's increase over a one-minute window of model "a" (1,500 tokens: 25 a second).
+    MINUTE_COUNTS = {"vllm:spec_decode_num_drafts_total": 100, "vllm:spec_decode_num_draft_tokens_total": 300,
+                     "vllm:spec_decode_num_accepted_tokens_total": 200, "vllm:generation_tokens_total": 1500}
+
+    def five_minutes(self) -> list[float]:
+        """Five one-minute points ending at :attr:`AT`."""
+        return [self.AT - 240 + 60 * i for i in range(5)]
+
     def test_a_window_with_few_samples_has_no_rate_per_second(self):
         """An SRE's pass: Prometheus paused for 40 s, and the fleet's next points read 215 tokens/s for
         950, increase() over the few samples left in their windows. Five one-minute points, the counter
         sampled 8 times a window but 2 in the third (and in the fifth, the latest, in a second run):
         those points have no tokens per second, said with the first; acceptance stands."""
-        counts = {"vllm:spec_decode_num_drafts_total": 100, "vllm:spec_decode_num_draft_tokens_total": 300,
-                  "vllm:spec_decode_num_accepted_tokens_total": 200, "vllm:generation_tokens_total": 1500}
-        times = [self.AT - 240 + 60 * i for i in range(5)]
+        counts, times = self.MINUTE_COUNTS, self.five_minutes()
 
         def frame(samples: list[int]) -> pd.DataFrame:
             def route(path: str, query: str) -> dict:
@@ -849,9 +855,7 @@ class TestFiguresFromAnswers:
         left without tokens per second. Server x reports at every point, y from the third; a window is
         one step (60 s), y's first holds 2 samples. Only the servers through the whole window count:
         no gap, y's joining said; a window of 2 samples of both servers is still one."""
-        counts = {"vllm:spec_decode_num_drafts_total": 100, "vllm:spec_decode_num_draft_tokens_total": 300,
-                  "vllm:spec_decode_num_accepted_tokens_total": 200, "vllm:generation_tokens_total": 1500}
-        times = [self.AT - 240 + 60 * i for i in range(5)]
+        counts, times = self.MINUTE_COUNTS, self.five_minutes()
 
         def frame(samples_of_x: list[int]) -> pd.DataFrame:
             def route(path: str, query: str) -> dict:
