@@ -224,7 +224,7 @@ def panel() -> None:
         # The labels last: vLLM's data-parallel engine label is named like the state's engine field.
         replicas = [{**vars(r), "model": r.model_name, **r.labels} for r in own]
         if replicas:
-            show_replicas(view, windows.replica_table(replicas, state.summed_labels))
+            show_replicas(view, windows.replica_table(replicas, state.summed_labels), f"{state.engine}/{state.model_name}")
     over_time = source_windows()
     show_over_time(view, over_time)
     if recording:
@@ -274,7 +274,7 @@ def fleet_panel() -> None:
                      ended=now["time_end"].timestamp() if point is None else None)
         if by:
             show_replicas(view, windows.replica_table(replicas[replicas["model"] == model].to_dict("records"),
-                                             (prometheus.label_column(by),), shown=(by,)))
+                                             (prometheus.label_column(by),), shown=(by,)), f"{now['engine']}/{model}")
     st.caption(t("live.fleet_note", lang, points=len(frame), queries=len(frame.attrs["queries"])))
     for notice in frame.attrs["notices"]:
         # The figures are summed by model; where replicas are kept apart, it is in their tables.

@@ -2826,6 +2826,16 @@ class TestLivePage:
             assert list(table["Apart by (label=value)"]) == ["engine=0", "engine=1"] and "Model" not in table.columns
             assert list(table["Acceptance rate (vLLM, accepted/drafted)"]) == pytest.approx([2 / 3, 1 / 3])
             assert list(table["Running requests (the live batch)"]) == [12, 4]
+            # Opened, it stays open over the next polls: its state is the session's, by its key (a browser
+            # pass: an expander known by its place closed whenever a caption above it came or went).
+            assert at.expander[0].proto.expanded is False
+            at.session_state["live_replicas:vllm-v1/m"] = True
+            time.sleep(1.1)
+            at.run()
+            assert at.expander[0].proto.expanded is True and not at.exception
+            time.sleep(1.1)
+            at.run()
+            assert at.expander[0].proto.expanded is True
 
     def test_no_link_to_the_tail_where_the_sidebar_s_draft_cannot_make_the_server_s_tokens(self):
         """A DeepSeek-V3 server whose MTP layer's 3 drafts are all accepted makes 4.00 tokens a step, more

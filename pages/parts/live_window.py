@@ -230,15 +230,20 @@ def show_figures(view: LiveView, figures: dict, absent: dict, notices: list[Noti
                                                else t("live.to_latency_help", view.lang)) + workload)
 
 
-def show_replicas(view: LiveView, table: pd.DataFrame) -> None:
-    """The replicas that a headline sums, one row each (:func:`specviz.live.windows.replica_table`);
-    nothing where none reported at the latest point (a stopped model's section had been empty)."""
+def show_replicas(view: LiveView, table: pd.DataFrame, section: str) -> None:
+    """The replicas that a headline sums, one row each (:func:`specviz.live.windows.replica_table`),
+    under the ``section`` of their engine and model ("vllm-v1/m"); nothing where none reported at the
+    latest point (a stopped model's section had been empty)."""
     if table.empty:
         return
     # Under its model's section: the model's name again in each row had pushed α out of a 1,280 px
     # page (an SRE's pass).
     table = table.drop(columns="model")
-    with st.expander(t("live.replicas", view.lang, replicas=len(table))):
+    # Opened, it stays open while the page polls: its state is the session's, by its key, where an
+    # expander without one is known by its place, which a caption coming or going above it moves (a
+    # browser pass: it closed within seconds, each time "Mean context not shown" came or went).
+    with st.expander(t("live.replicas", view.lang, replicas=len(table)), key=f"live_replicas:{section}",
+                     on_change="rerun"):
         st.caption(t("live.replicas_note", view.lang))
         titled_dataframe(table, view.lang, column_config=number_columns(table, REPLICA_FORMATS, view.lang))
 
