@@ -156,6 +156,11 @@ def scrape_once() -> bool:
     since_start[source] = spec_decode_states(snapshot)
     if anew is not None:
         st.warning(f"{message(anew, lang)} {t('live.anew', lang)}")
+        # The previous server's window is not this one's: the panel waits for a second scrape of the
+        # new start and shows its totals since it started (a consistency pass: the old window had
+        # stayed under the warning, labelled as the latest).
+        for kept_latest in (latest, latest_end, apart):
+            kept_latest.pop(source, None)
     if states is not None:
         latest[source] = states
         latest_end[source] = snapshot.time

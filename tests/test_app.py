@@ -1609,6 +1609,24 @@ class TestSteadyLoad:
         at = make_app(prefill="on", input_tokens="2000", output_tokens="100", batch="64", alpha="0.9", lang="vi")
         assert not [w for w in at.warning if "vLLM không chạy" in w.value] and not at.exception
 
+    def test_decode_positions_that_fill_the_budget_are_said_without_a_load_too(self):
+        """A consistency pass: batch 1,000 at γ 8 and α 0.9, decoding only, had a speedup (0.76×) and no
+        word, where the Latency view said its 9,000 positions a step fill vLLM's 8,192."""
+        at = make_app(target="Llama-3.1-8B", batch="1000", gamma="8", alpha="0.9", context="256")
+        (said,) = [w.value for w in at.warning if "fill vLLM's budget" in w.value]
+        assert said.startswith("**The running requests fill vLLM's budget with speculation.** At batch 1,000")
+        assert "9,000 tokens a step of its 8,192" in said
+        assert not [w for w in make_app(target="Llama-3.1-8B", batch="900", gamma="8", alpha="0.9",
+                                         context="256").warning if "fill vLLM's budget" in w.value]
+
+    def test_the_best_gamma_s_band_is_said_as_the_headline_s(self):
+        """A consistency pass: at γ 8, both the best, the headline's band read "between 0.99× and 1.45×"
+        (may gain or lose) and the Best γ's "likely 1.00–1.45×": one band, rounded away from 1 alike."""
+        at = make_app(gpu="H200", target="Llama-4-Scout", draft="EAGLE3-SpecForge-Llama-4-Scout", tp="2", prefill="on",
+                      input_tokens="16000", output_tokens="150", batch="26", gamma="8")
+        assert any(m.value.startswith("**Not settled: 1.23×**, likely between 0.99× and 1.45×") for m in at.markdown)
+        assert metric(at, "Best γ here") == "8 (1.23×, likely 0.99–1.45×)"
+
     def test_given_ratios_take_no_load(self):
         at = make_app(mode="ratios", prefill="on")
         assert at.radio(key="prefill").disabled and not any(p.startswith("At a steady load") for p in paragraphs(at))
@@ -2868,6 +2886,10 @@ class TestLivePage:
                 at.run()
             (said,) = anew()
             assert "kept as the source's new start" in said and not at.error and not at.exception
+            # Below it the new start's totals since it started, not the previous server's window.
+            assert any(c.value.startswith(escape_markdown("deepseek-ai/DeepSeek-V3") + ", since its server started")
+                       for c in at.caption)
+            assert not [c for c in at.caption if c.value.startswith("The figures above are over")]
             time.sleep(1.1)
             at.run()
             assert not anew() and not at.error, [e.value for e in at.error]

@@ -1019,6 +1019,15 @@ class TestClaimOnAWorkload:
                                    claims.Claim(1.2, batch=2048, gamma=4, alpha=0.8, workload=(100, 500)), GAMMA_MAX, BATCH_MAX)
         (said,) = [r for r in check.reasons if r.key.startswith("claims.reason.workload")]
         assert said.key == "claims.reason.workload_queue" and said.params["batch"] == 2048
+        assert "(vLLM's budget of tokens a step, `--max-num-batched-tokens`" in str(said)
+        # The scenario's engine's budget by its own name and flag (a consistency pass: a TensorRT-LLM
+        # scenario's had been named vLLM's).
+        # 1,024 requests at γ 8: 9,216 positions against TensorRT-LLM's --max_num_tokens of 8,192.
+        trt = claims.check_claim(make_scenario(tp=8, context="512", engine="trt-llm"),
+                                 claims.Claim(1.01, batch=1024, gamma=8, alpha=0.9, workload=(100, 500)), GAMMA_MAX, BATCH_MAX)
+        (said,) = [r for r in trt.reasons if r.key.startswith("claims.reason.workload")]
+        assert said.key == "claims.reason.workload_queue" and "vLLM" not in str(said)
+        assert said.params["engine"] == "TensorRT-LLM" and said.params["flag"] in str(said)
 
     def test_an_impossible_claim_says_nothing_of_the_workload(self):
         check = claims.check_claim(make_scenario(), claims.Claim(40.0, workload=(100, 500)), GAMMA_MAX, BATCH_MAX)

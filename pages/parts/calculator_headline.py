@@ -106,12 +106,17 @@ def show_headline(at: AtAlpha) -> Headline:
             low_shown, high_shown = calculator.band_shown(low, high)
             st.markdown(t(f"calc.band.{calculator.band_verdict(low, high)}", lang, low=low_shown, high=high_shown,
                           speedup=speed))
-            if chosen.prefill:  # a step the engine's budget does not admit: the Latency view's queue without end
-                room = workload.prompt_room(chosen, alpha, gamma, batch)
-                if not bool(room["keeps_up_spec"]):
-                    budget = chosen.engine.memory.budget
-                    st.warning(t("calc.load_over_budget", lang, batch=batch, budget=int(room["budget"]),
-                                 engine=budget.engine, flag=budget.flag))
+            # A step the engine's budget does not admit: the load's prompts queue without end, or the
+            # decode and draft positions alone fill it (a consistency pass: batch 1,000 at γ 8, 9,000
+            # positions of vLLM's 8,192, had a speedup and no word here, where the Latency view had one).
+            room = workload.prompt_room(chosen, alpha, gamma, batch)
+            if not bool(room["keeps_up_spec"]):
+                budget, size = chosen.engine.memory.budget, int(room["budget"])
+                st.warning(t("calc.load_over_budget", lang, batch=batch, budget=size, engine=budget.engine,
+                             flag=budget.flag) if room["room_spec"] > 0 else
+                           t("calc.latency.budget_full", lang, side=t("calc.latency.side.spec", lang), batch=batch,
+                             positions=size - float(room["room_spec"]), budget=size, engine=budget.engine,
+                             flag=budget.flag))
             notes += [how_sure(chosen.engine.name, bool(held), lang),
                       t("calc.ideal_caption" if round(ideal, 2) >= round(speed, 2) else "calc.ideal_caption_below", lang,
                         ideal=ideal)]
@@ -186,7 +191,7 @@ def show_break_evens(at: AtAlpha, here: dict[str, Any], fits: bool) -> tuple[pd.
                    help=t("calc.m.breakeven_alpha_help", lang), width="content")
         row.metric(t("calc.m.best_gamma", lang),
                    t("calc.m.best_gamma_value" if best_speed > 1 else "calc.m.best_gamma_none", lang, gamma=best_gamma,
-                     speedup=best_speed, low=float(best["low"]), high=float(best["high"])),
+                     speedup=best_speed, **dict(zip(("low", "high"), calculator.band_shown(best["low"], best["high"])))),
                    help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max), width="content")
     return best_gamma_frame, best_gamma
 

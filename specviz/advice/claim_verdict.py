@@ -211,7 +211,9 @@ def on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batche
     n_in, n_out = claim.workload
     whole = {k: float(v) for k, v in workload.end_to_end(scenario, alpha, gamma, batch, n_in, n_out).items()}
     if math.isinf(whole["e2e_spec_s"]):  # the load's prompts come faster than the steps admit them
-        return Notice("claims.reason.workload_queue", input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch)
+        budget = scenario.engine.memory.budget  # the scenario's engine's, by its own name and flag
+        return Notice("claims.reason.workload_queue", input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch,
+                      engine=budget.engine, flag=budget.flag)
     low, high = calculator.band_shown(*calculator.request_speedup_band(scenario, alpha, gamma, batch, n_in, n_out))
     return Notice("claims.reason.workload", input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch,
                   context=workload.mean_context(n_in, n_out), decode=whole["decode_speedup"], request=whole["e2e_speedup"],
