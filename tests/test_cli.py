@@ -1066,6 +1066,21 @@ class TestClaimCommand:
         _, out, _ = run(capsys, "claim", "2.8x", link.replace("claim_gamma=5", "claim_gamma=abc"), "--gamma", "3")
         assert json.loads(out)["required_gamma"] == 3
 
+    def test_a_calculator_link_s_steady_load_is_not_the_claims_page_s(self, capsys):
+        """A consistency pass: a Claims link that kept the calculator's load (prefill=on, 16,000 in, 150
+        out) was judged by the command at the load's mean context, 16,075 ("impossible": 22 sequences
+        fit), where the page judged on its sidebar's scenario, decoding at 1,024 (1.16×)."""
+        link = ("/check-a-claim?target=Llama-3.1-8B&prefill=on&input_tokens=16000&output_tokens=150"
+                "&claim=1.5x%20at%20batch%20256&claim_workload=coding_assistant&claim_measure=alpha&claim_value=0.8")
+        code, out, _ = run(capsys, "claim", link)
+        row = json.loads(out)
+        workload = PRESETS.workloads["coding_assistant"]
+        check = claims.check_claim(make_scenario(target="Llama-3.1-8B"), claims.Claim(
+            1.5, batch=256, alpha=0.8, workload=(workload.input_tokens, workload.output_tokens)),
+            settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"), PRESETS.acceptance)
+        assert code == 0 and (row["verdict"], row["headline"]) == (check.verdict, cli_common.words(check.headline, "en"))
+        assert check.verdict != "impossible" and "16,075" not in out
+
     def test_the_link_s_claim_is_its_field_not_a_sentence(self, capsys):
         """The page reads its claim field as a figure, never as a sentence whose GPU and model would set
         the scenario; given twice, the field takes the last (an attack pass: the CLI had checked 3x on

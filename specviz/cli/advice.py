@@ -136,7 +136,10 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
         overrides = {**named, **(overrides or {})}
     batch, batch_note = claims.claimed_batch(batch, read.batch if read is not None else claim_words.batch_in_words(text))
     gamma = gamma if gamma is not None or read is None else read.gamma
-    chosen = linked_scenario(link, presets, overrides)
+    # The Claims page judges on the sidebar's scenario, which decodes only at its own context: a
+    # calculator link's steady load (prefill=on) is the calculator's alone (a consistency pass: the
+    # command had judged at the load's mean context of 16,075 where the page judged at 1,024).
+    chosen = linked_scenario(link, presets, {"prefill": "off", **(overrides or {})})
     alpha = None if measured is None else claims.alpha_from_measurement(*measured, chosen.reuse)
     tokens = None if workload is None else (workload.input_tokens, workload.output_tokens)
     measured = evidence.comparable_published(published_speedups(), chosen, presets)
