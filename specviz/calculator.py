@@ -602,20 +602,28 @@ def _parallel_fit(scenario: Scenario) -> tuple[int, int, int] | None:
 
 
 def equal_memory(scenario: Scenario) -> dict[str, float] | None:
-    """Each server at the largest batch it holds, at the scenario's α, γ and context: plain decoding
-    may hold more sequences than the speculative server, whose draft takes weights and cache. None
-    where nothing fits or the device has no memory figure.
+    """Each server at the largest batch it runs, at the scenario's α, γ and context: the most its
+    memory holds (plain decoding may hold more sequences than the speculative server, whose draft
+    takes weights and cache) that the engine's token budget also admits
+    (:func:`specviz.workload.budget_batch`: a consistency pass had priced speculation at the 1,363
+    sequences its memory held, whose 12,267 positions a step vLLM's 8,192 do not admit). None where
+    nothing fits or the device has no memory figure.
 
     Returns
     -------
     dict
         ``batch`` and ``tokens_per_s`` of the speculative server at its limit, ``batch_plain`` and
         ``tokens_per_s_plain`` of the plain one at its own, ``ratio`` of their tokens per second, and
-        its band, ``low`` and ``high`` (:func:`band_of`; the batches are the memory's, which no cost
-        knob moves).
+        its band, ``low`` and ``high`` (:func:`band_of`; the batches are the memory's and the budget's,
+        which no cost knob moves); ``budget_binds`` where the budget, not the memory, sets a limit.
     """
-    limit, limit_plain = scenario.max_batch(), scenario.max_batch(speculative=False)
-    if limit < 1 or limit_plain >= np.iinfo(np.int64).max:
+    memory_limit, memory_limit_plain = scenario.max_batch(), scenario.max_batch(speculative=False)
+    if memory_limit < 1 or memory_limit_plain >= np.iinfo(np.int64).max:
+        return None
+    budget_limits = (workload.budget_batch(scenario, scenario.alpha, scenario.gamma),
+                     workload.budget_batch(scenario, scenario.alpha, scenario.gamma, speculative=False))
+    limit, limit_plain = min(memory_limit, budget_limits[0]), min(memory_limit_plain, budget_limits[1])
+    if limit < 1 or limit_plain < 1:  # the budget admits no step at all
         return None
 
     def rates(priced: Scenario) -> tuple[np.ndarray, np.ndarray]:
@@ -626,7 +634,8 @@ def equal_memory(scenario: Scenario) -> dict[str, float] | None:
     spec_rate, plain_rate = (float(rate) for rate in rates(scenario))
     low, high = band_of(scenario, lambda drawn: np.divide(*rates(drawn)))
     return {"batch": limit, "tokens_per_s": spec_rate, "batch_plain": limit_plain, "tokens_per_s_plain": plain_rate,
-            "ratio": spec_rate / plain_rate, "low": float(low), "high": float(high)}
+            "ratio": spec_rate / plain_rate, "low": float(low), "high": float(high),
+            "budget_binds": limit < memory_limit or limit_plain < memory_limit_plain}
 
 
 def context_options(context_max: int) -> list[int]:

@@ -33,6 +33,7 @@ decode-heavy (5:1); prompt-heavy work is dominated by prefill, where speculation
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -130,6 +131,25 @@ def prompt_room(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: A
                 f"keeps_up_{side}": (room > 0) & (arriving < room)}
     shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
     return {k: np.broadcast_to(v, shape) for k, v in out.items()}
+
+
+def budget_batch(scenario: Scenario, alpha: float, gamma: int, speculative: bool = True) -> int:
+    """The largest batch whose steps the engine's token budget admits with speculation or without
+    (``speculative``): where :func:`prompt_room` keeps up. Per data-parallel rank, b sequences whose
+    steps take n positions each (γ + 1 speculating, 1 plain) and bring a = P/O prompt tokens each
+    under the steady load (E times as many speculating; 0 decoding only) keep up where
+
+    .. math:: b\\,(n + a) < N \\quad\\text{(decodes share the budget)},\\qquad b\\,a < N \\quad\\text{(prefill apart)}
+
+    so the most is ⌈N / (n + a)⌉ − 1 a rank (none where prefill runs apart and nothing arrives), times
+    ``dp``. A larger batch is not what the server runs: it schedules fewer sequences a step."""
+    rule = scenario.engine.memory.budget
+    budget = float(rule.tokens_per_rank(scenario.gpu.memory_gb, scenario.attention_groups))
+    arriving = float(scenario.prompts_per_step(1.0)) * (float(scenario.expected_tokens(alpha, gamma)) if speculative else 1.0)
+    per_step = (gamma + 1.0 if speculative else 1.0) + arriving if rule.decodes_share else arriving
+    if per_step <= 0:
+        return np.iinfo(np.int64).max
+    return max(0, math.ceil(budget / per_step) - 1) * scenario.dp
 
 
 def first_token(scenario: Scenario, alpha: ArrayLike, gamma: ArrayLike, batch: ArrayLike, input_tokens: ArrayLike,

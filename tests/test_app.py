@@ -1619,6 +1619,11 @@ class TestSteadyLoad:
         assert not [w for w in make_app(target="Llama-3.1-8B", batch="900", gamma="8", alpha="0.9",
                                          context="256").warning if "fill vLLM's budget" in w.value]
 
+    def test_equal_memory_prices_each_server_at_the_batch_the_budget_admits(self):
+        at = make_app(target="Llama-3.1-8B", batch="1000", gamma="8", alpha="0.9", context="256")
+        equal = next(p for p in paragraphs(at) if p.startswith("**At equal memory**"))
+        assert "speculation 910 sequences" in equal and "than vLLM's token budget a step" in equal
+
     def test_the_best_gamma_s_band_is_said_as_the_headline_s(self):
         """A consistency pass: at γ 8, both the best, the headline's band read "between 0.99× and 1.45×"
         (may gain or lose) and the Best γ's "likely 1.00–1.45×": one band, rounded away from 1 alike."""

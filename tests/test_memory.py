@@ -196,6 +196,18 @@ class TestEqualMemory:
         assert (full["low"], full["high"]) == pytest.approx((float(low), float(high)), rel=1e-12)
         assert full["low"] < full["ratio"] < full["high"]
 
+    def test_a_server_is_priced_at_the_batch_the_token_budget_admits(self):
+        """A consistency pass: Llama-3.1-8B at γ 8 and context 256 held 1,363 sequences with its draft,
+        whose 12,267 positions a step vLLM's 8,192 do not admit, and was priced there. At most
+        ⌈8,192 / 9⌉ − 1 = 910 speculating; plain decoding 8,191, past what its memory holds."""
+        chosen = make_scenario(target="Llama-3.1-8B", batch="1000", gamma="8", alpha="0.9", context="256")
+        full = calculator.equal_memory(chosen)
+        assert chosen.max_batch() > 910 and full["batch"] == 910 and full["budget_binds"]
+        assert full["batch_plain"] == chosen.max_batch(speculative=False) < 8191
+        at_limit = calculator.evaluate_scenario(chosen, 0.9, 8, 910, 256)["spec_tokens_per_s"]
+        assert full["tokens_per_s"] == pytest.approx(float(at_limit))
+        assert not calculator.equal_memory(make_scenario())["budget_binds"]
+
     def test_no_comparison_where_nothing_fits_or_nothing_limits(self):
         assert calculator.equal_memory(make_scenario(target="Llama-3.1-70B", tp="1")) is None
         assert calculator.equal_memory(make_scenario(gpu="Intel-Core-Ultra-X7-358H", tp="1")) is None

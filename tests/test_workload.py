@@ -40,6 +40,28 @@ def own_step(scenario, batch, gamma, context, prompt, carried, alpha=0.8, routed
     return float(plain), float(spec)
 
 
+class TestBudgetBatch:
+    @pytest.mark.parametrize("link", [{}, {"dp": "2", "tp": "4", "target": "Qwen3-235B-A22B", "ep": "on"},
+                                      {"engine": "trt-llm"}])
+    @pytest.mark.parametrize("load", [None, (2000, 100), (100, 500)])
+    def test_it_is_the_largest_batch_whose_steps_the_budget_admits(self, link, load):
+        """The closed form against prompt_room itself, each side: the batch keeps up, one more sequence
+        a rank does not."""
+        chosen = make_scenario(**link)
+        chosen = chosen if load is None else workload.steady_load(chosen, *load)
+        for speculative, side in ((True, "keeps_up_spec"), (False, "keeps_up_plain")):
+            most = workload.budget_batch(chosen, 0.8, 4, speculative)
+            assert bool(workload.prompt_room(chosen, 0.8, 4, most)[side])
+            assert not bool(workload.prompt_room(chosen, 0.8, 4, most + chosen.dp)[side])
+
+    def test_by_hand_and_where_prefill_runs_apart(self):
+        # vLLM's 8,192 on an H100, γ 4: ⌈8,192 / 5⌉ − 1 = 1,638 speculating, 8,191 plain.
+        assert (workload.budget_batch(make_scenario(), 0.8, 4), workload.budget_batch(make_scenario(), 0.8, 4, False)) \
+            == (1638, 8191)
+        # SGLang runs prefill batches apart: decoding alone never fills its budget.
+        assert workload.budget_batch(make_scenario(engine="sglang"), 0.8, 4) == np.iinfo(np.int64).max
+
+
 class TestFirstToken:
     def test_decoding_only_half_a_step_then_the_step_that_carries_the_prompt(self):
         # Qwen3-32B + 0.6B on 2 H100s (80 GB: vLLM's budget 8,192 a step), 8 requests decoding, a

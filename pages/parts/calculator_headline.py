@@ -135,8 +135,12 @@ def show_headline(at: AtAlpha) -> Headline:
             # Under a batch that does not fit, said not to be its figure (a consistency pass: 1.89× under
             # "Batch 64 does not fit" read as the page's speedup).
             low, high = calculator.band_shown(full["low"], full["high"])
-            notes.append(t("calc.memory.equal" if fit["fits"] else "calc.memory.equal_not_yours", lang,
-                           **full | {"low": low, "high": high}, yours=batch))
+            said = t("calc.memory.equal" if fit["fits"] else "calc.memory.equal_not_yours", lang,
+                     **full | {"low": low, "high": high}, yours=batch)
+            if full["budget_binds"]:
+                budget = chosen.engine.memory.budget
+                said += " " + t("calc.memory.equal_budget", lang, engine=budget.engine, flag=budget.flag)
+            notes.append(said)
         st.caption(paragraphs(notes))
     if mode == "step":
         show_regime(at, here, fits)
