@@ -25,7 +25,6 @@ from .errors import Notice
 from .model import calibration, dtypes, roofline, spec, step
 from .scenario import DATA_PARALLEL, TENSOR_PARALLEL, Scenario, largest_batch
 from . import workload
-from .workload import check_request_length, steady_load
 
 __all__ = [
     "SEED_ALPHAS",
@@ -528,9 +527,9 @@ def load_fit(scenario: Scenario, input_tokens: int, output_tokens: int) -> dict[
         :func:`specviz.workload.steady_load`'s, for requests the model does not hold.
     """
     if output_tokens <= 1:  # its prompt alone (the prefill gives the one token), which must fit too
-        check_request_length(input_tokens, output_tokens)
+        workload.check_request_length(input_tokens, output_tokens)
         return memory_fit(replace(scenario, context=input_tokens + output_tokens)) | {"context": input_tokens + output_tokens}
-    held = steady_load(scenario, input_tokens, output_tokens)
+    held = workload.steady_load(scenario, input_tokens, output_tokens)
     return memory_fit(held) | {"context": held.context}
 
 
@@ -601,7 +600,7 @@ def _parallel_fit(scenario: Scenario) -> tuple[int, int, int] | None:
     return tp, dp, -held
 
 
-def equal_memory(scenario: Scenario) -> dict[str, float] | None:
+def equal_memory(scenario: Scenario) -> dict[str, Any] | None:
     """Each server at the largest batch it runs, at the scenario's α, γ and context: the most its
     memory holds (plain decoding may hold more sequences than the speculative server, whose draft
     takes weights and cache) that the engine's token budget also admits

@@ -43,6 +43,7 @@ Metric names: https://prometheus.io/docs/concepts/data_model/#metric-names-and-l
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import time as _time
@@ -429,10 +430,10 @@ def _whole_window_samples(samples: dict[float, dict[tuple[str, ...], dict[str, f
     fewest: dict[float, dict[tuple[str, ...], float]] = {}
     joined: dict[str, float] = {}
     for t, by_key in samples.items():
-        before = [u for u in times if u <= t - window_s + 1e-9]
+        starts = bisect.bisect_right(times, t - window_s + 1e-9)  # the points at or before the window's start
         for key, counts in by_key.items():
             now = servers.get(t, {}).get(key)
-            then = servers.get(before[-1], {}).get(key) if before else None
+            then = servers.get(times[starts - 1], {}).get(key) if starts else None
             whole = [n for instance, n in counts.items()
                      if (now is None or instance in now) and (then is None or instance in then)]
             if now is not None and then is not None:
