@@ -136,7 +136,8 @@ def scrape_once() -> bool:
     previous, anew = last.get(source), None
     try:
         # A URL only: the command line also reads files, but a visitor's text never names a path here.
-        snapshot = exposition.parse(scrape.fetch_url(url), time=time.time())
+        scraped = scrape.fetch_scrape(url)
+        snapshot = exposition.parse(scraped.text, time=time.time())
         if recording:
             recorded = store.record_scrape(source, snapshot)
             states, anew = (recorded.states if recorded.window else None), recorded.anew
@@ -154,6 +155,8 @@ def scrape_once() -> bool:
         return False
     last[source] = snapshot
     since_start[source] = spec_decode_states(snapshot)
+    if scraped.url != scrape.check_url(url):  # a (checked) redirect: where the figures came from
+        st.caption(md("live.redirected", lang, url=scrape.said_url(scraped.url)))
     if anew is not None:
         st.warning(f"{message(anew, lang)} {t('live.anew', lang)}")
         # The previous server's window is not this one's: the panel waits for a second scrape of the

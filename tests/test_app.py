@@ -2874,6 +2874,15 @@ class TestLivePage:
             (link,) = at.get("page_link")
             assert urllib.parse.parse_qs(link.proto.query_string)["alpha"] == ["1.000"]
 
+    def test_a_redirected_scrape_says_where_its_figures_came_from(self):
+        """The page had named the address asked alone where a (checked) redirect led elsewhere."""
+        with metrics_server(deepseek_mtp_scrape((80, 48, 24))) as url:
+            at = live_on_deepseek_mtp(url.replace("/metrics", "/old?token=SECRET"))
+            said = [c.value for c in at.caption if c.value.startswith("This address redirected the scrape")]
+            assert said and escape_markdown(url) in said[-1] and "SECRET" not in said[-1] and not at.error
+            at = live_on_deepseek_mtp(url)
+            assert not [c for c in at.caption if c.value.startswith("This address redirected")]
+
     def test_another_server_s_scrape_becomes_the_new_start(self):
         """An SRE's pass: a rolling update's new pod, started before the old one's last scrape, answered
         from then on, and every later poll said "Another process answered this scrape" for good, the
@@ -3188,11 +3197,18 @@ class TestLivePage:
 
 @contextmanager
 def metrics_server(body: Callable[[int], str]) -> Iterator[str]:
-    """The URL of a /metrics server on loopback that answers its n-th request (from 1) with body(n)."""
+    """The URL of a /metrics server on loopback that answers its n-th request (from 1) with body(n),
+    and any other path with a redirect to /metrics."""
     scrapes = []
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
+            if self.path != "/metrics":
+                self.send_response(302)
+                self.send_header("Location", "/metrics")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             scrapes.append(1)
             text = body(len(scrapes)).encode()
             self.send_response(200)

@@ -435,6 +435,9 @@ class TestFetchUrl:
                 conn.sendall(head(headers={"Content-Length": str(len(SPEC_TEXT))}) + SPEC_TEXT)
         with serving(handle) as server:
             assert scrape.fetch_url(server.url("/old")) == SPEC_TEXT.decode()
+            # Where the text came from, for the page to say (it had shown the asked URL alone).
+            assert scrape.fetch_scrape(server.url("/old")) == scrape.Scraped(SPEC_TEXT.decode(), server.url("/metrics"))
+            assert scrape.fetch_scrape(server.url("/metrics")).url == server.url("/metrics")
 
     def test_redirect_loop(self):
         def handle(conn: socket.socket, stop: threading.Event) -> None:

@@ -148,15 +148,14 @@ def api_get(base: tuple[str, str], endpoint: str, params: Sequence[tuple[str, st
     """The ``data`` and ``warnings`` of a successful API answer, or the error it names."""
     url, source = base
     query = urllib.parse.urlencode(params)
-    status, body = fetch_body(f"{url}{_API}{endpoint}?{query}", limits, accept=_ACCEPT, any_status=True,
-                              source=source)
-    document = _decode(body, status, source)
+    answer = fetch_body(f"{url}{_API}{endpoint}?{query}", limits, accept=_ACCEPT, any_status=True, source=source)
+    document = _decode(answer.body, answer.status, source)
     if document["status"] == "error":
         raise SpecvizError("prometheus.api_error", source=source,
                            error_type=shown(str(document.get("errorType", "")))[:40] or "?",
                            error=shown(str(document.get("error", "")))[:200] or "?")
-    if not 200 <= status < 300:
-        raise SpecvizError("prometheus.http_status", source=source, status=status)
+    if not 200 <= answer.status < 300:
+        raise SpecvizError("prometheus.http_status", source=source, status=answer.status)
     if "data" not in document:
         raise SpecvizError("prometheus.not_api", source=source, detail=Notice("prometheus.detail.no_data"))
     return document["data"], [shown(str(w)) for w in document.get("warnings") or [] if isinstance(w, str)]

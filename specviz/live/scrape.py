@@ -56,7 +56,8 @@ from specviz.errors import SpecvizError
 
 from .access import Access, Refused
 
-__all__ = ["ACCEPT", "ScrapeError", "Limits", "check_url", "fetch_url", "fetch_body", "fetch_text", "exposition_text", "shown"]
+__all__ = ["ACCEPT", "ScrapeError", "Answer", "Scraped", "Limits", "check_url", "fetch_url", "fetch_scrape", "fetch_body",
+           "fetch_text", "exposition_text", "shown", "said_url"]
 
 ACCEPT = "text/plain;version=0.0.4"  # the exposition format every engine here writes
 _SCHEMES = ("http", "https")
@@ -81,6 +82,24 @@ _SPEC_FAMILY = re.compile(r'^(?:#[ \t]+(?:HELP|TYPE)[ \t]+"?|\{")?[A-Za-z_:][A-Z
 class ScrapeError(SpecvizError):
     """A source that could not be read or is not what a live page needs; ``key`` says why
     (``scrape.*`` in the catalogue), ``params["source"]`` names the source as :func:`shown` does."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a fetch brought back (:func:`fetch_body`): the final ``status``, the ``body``, and the
+    ``url`` it came from, the last a (checked) redirect led to, else the one asked."""
+
+    status: int
+    body: bytes
+    url: str
+
+
+@dataclass(frozen=True)
+class Scraped:
+    """A scrape's exposition text (:func:`fetch_scrape`) and the ``url`` it came from (:class:`Answer`)."""
+
+    text: str
+    url: str
 
 
 @dataclass(frozen=True)
@@ -384,13 +403,24 @@ def fetch_url(url: str, limits: Limits | None = None) -> str:
         scheme, a status other than 2xx, a body over the size limit, one that is not exposition text
         or holds no speculative-decoding metrics.
     """
-    _, data = fetch_body(url, limits)
-    return exposition_text(data, shown(url.strip()))
+    return fetch_scrape(url, limits).text
+
+
+def said_url(url: str) -> str:
+    """A URL as a message names it (:func:`shown`) without its query or fragment, which may hold a token."""
+    return shown(urllib.parse.urlsplit(url)._replace(query="", fragment="").geturl())
+
+
+def fetch_scrape(url: str, limits: Limits | None = None) -> Scraped:
+    """:func:`fetch_url`'s text with the URL it came from, which a redirect may have moved: what a
+    page says its figures were read from."""
+    answer = fetch_body(url, limits)
+    return Scraped(exposition_text(answer.body, shown(url.strip())), answer.url)
 
 
 def fetch_body(url: str, limits: Limits | None = None, *, accept: str = ACCEPT, any_status: bool = False,
-               source: str | None = None) -> tuple[int, bytes]:
-    """The HTTP status and body at ``url``, fetched within ``limits``: the one fetch behind every
+               source: str | None = None) -> Answer:
+    """The HTTP status and body at ``url`` and where they came from, fetched within ``limits``: the one fetch behind every
     URL specviz reads (:func:`fetch_url`, and the JSON of :mod:`specviz.live.prometheus`).
 
     Parameters
@@ -439,9 +469,8 @@ def fetch_body(url: str, limits: Limits | None = None, *, accept: str = ACCEPT, 
         except ScrapeError:
             raise
         except Refused:  # the same words whatever the host is, answers or resolves to
-            if current != asked:  # where a redirect led: named (not its query, which may hold a token)
-                target = urllib.parse.urlsplit(current)._replace(query="", fragment="").geturl()
-                raise ScrapeError("scrape.redirect_not_allowed", source=source, target=shown(target)) from None
+            if current != asked:  # where a redirect led: named
+                raise ScrapeError("scrape.redirect_not_allowed", source=source, target=said_url(current)) from None
             if near := limits.access.name_like(urllib.parse.urlsplit(asked).hostname or ""):
                 raise ScrapeError("scrape.not_allowed_near", source=source, near=near) from None
             raise ScrapeError("scrape.not_allowed", source=source) from None
@@ -451,7 +480,7 @@ def fetch_body(url: str, limits: Limits | None = None, *, accept: str = ACCEPT, 
         finally:
             _WATCHDOG.reset(token)
             _ACCESS.reset(access_token)
-    return status, data
+    return Answer(status, data, current)
 
 
 _NOT_REGULAR = ((stat.S_ISDIR, "directory"), (stat.S_ISCHR, "device"), (stat.S_ISBLK, "device"),
