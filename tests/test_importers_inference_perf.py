@@ -3,6 +3,7 @@ stage), its per-request report and its Prometheus reports."""
 
 import itertools
 import json
+import warnings
 from pathlib import Path
 from unittest import mock
 
@@ -131,6 +132,17 @@ class TestPerRequestReport:
         row = importers.parse("per_request_lifecycle_metrics.json", json.dumps([record]).encode()).requests.iloc[0]
         # TTFT 3.2 - 3.0 s, TPOT (3.6 - 3.2) / 2 s
         assert (round(row.ttft_ms, 6), round(row.tpot_ms, 6), row.input_tokens) == (200.0, 200.0, 7)
+
+    def test_a_gap_past_a_float_s_range_in_milliseconds_is_left_out(self):
+        """Hypothesis found it: token times 1e306 s apart overflow to infinity in milliseconds; that gap
+        is left out of the run's inter-token figures, as a time that does not count is elsewhere."""
+        record = {"start_time": 0.0, "end_time": 2e306, "request": "{}", "response": "ok", "error": None,
+                  "info": {"input_tokens": 7, "response_metrics": {"output_tokens": 4,
+                                                                     "output_token_times": [0.1, 0.2, 0.3, 1e306]}}}
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            (run,) = importers.parse(self.NAME, json.dumps([record]).encode()).runs
+        assert run["mean_itl_ms"] == pytest.approx(100.0) and run["p99_itl_ms"] == pytest.approx(100.0)
 
     @settings(max_examples=40, deadline=None)
     @given(st.lists(st.fixed_dictionaries({
