@@ -16,7 +16,8 @@ from specviz import charts, errors, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, md, message, t
 from specviz.live import access, exposition, prometheus, prometheus_api, replay, scrape, windows
-from specviz.live.states import OtherServer, SpecDecodeState, spec_decode_states
+from specviz.live.processes import OtherServer
+from specviz.live.states import SpecDecodeState, spec_decode_states
 
 require_router("live")
 lang: str = st.session_state.get("lang", "en")

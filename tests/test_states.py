@@ -9,7 +9,7 @@ import pytest
 from conftest import finished_requests, prom_fixture, sample_text, vllm_exposition
 from specviz import i18n
 from specviz.errors import Notice, SpecvizError
-from specviz.live import exposition as prom
+from specviz.live import exposition as prom, processes
 from specviz.live import states as live_states
 from specviz.live.states import SpecDecodeState, spec_decode_states
 from specviz.model import spec
@@ -352,7 +352,7 @@ class TestSpecDecodeStates:
         said = i18n.message(info.value, "en").replace("\\", "")  # shown as Markdown: its colons escaped
         assert "from 14:25:00 UTC, before the previous scrape at 14:40:00 UTC" in said and "one replica" in said
         assert "14:25:00 UTC" in i18n.message(info.value, "vi").replace("\\", "")
-        for started in (scraped + 1, scraped - live_states.CLOCK_SKEW_S + 1):
+        for started in (scraped + 1, scraped - processes.CLOCK_SKEW_S + 1):
             restarted = first.replace("process_start_time_seconds 1.78749598534e+09",
                                       f"process_start_time_seconds {started!r}")
             assert one(restarted, previous=(first, scraped), time=scraped + 2).counter_reset

@@ -6,6 +6,8 @@ about speculative decoding now.
 - ``exposition``: Prometheus exposition text parsed into a snapshot of those series.
 - ``states``: the speculative-decoding state of each model since start or over a window between two
   snapshots.
+- ``processes``: which process answered two snapshots of one address: the same, one restarted, or
+  another server (no window between them).
 - ``promql``: Prometheus's arithmetic on counters (an increase across a restart) and histograms
   (a quantile), as its query functions compute it.
 - ``scrape``: the safe fetch of a metrics URL or file (schemes, redirects, size and time limits).

@@ -58,7 +58,8 @@ from specviz.errors import Notice, SpecvizError
 
 from . import exposition
 from .roles import COUNTERS, MEANING_LABELS, RATIO_GAUGES, ROLES, SPEC_ROLES, role_of, without_groups
-from .states import SpecDecodeState, spec_decode_states, utc_clock
+from .processes import utc_clock
+from .states import SpecDecodeState, spec_decode_states
 from .prometheus_api import MIN_STEP_S, Runner, api_base, api_get, check_points, parse_duration, timestamp
 from .scrape import Limits, shown
 

@@ -13,27 +13,8 @@ summed over, and ``split_by`` keeps them apart instead.
 Where an engine does not export what a figure needs, the figure is ``None`` and
 :attr:`SpecDecodeState.absent` holds the reason (a :class:`specviz.errors.Notice`); nothing is
 guessed. Windows treat a counter that went down as a restart, as Prometheus's ``increase()`` does,
-and so a change of ``process_start_time_seconds`` between the two scrapes: a server that restarts
-and serves enough before the next scrape has counters above their old values, which a drop alone
-misses (the window would be the new count less the old, without a word). prometheus_client's
-process collector reads the kernel's boot time once and the process's start from
-``/proc/self/stat``, so the value is fixed for a process's life: any change is a new process. A
-start time covers the counter series that carry all of its labels: the usual unlabelled one (vLLM's
-API server, whose stat loggers hold the counters of every data-parallel engine) covers every series
-of the scrape; one per ``instance`` of an aggregated scrape covers that instance's. A start-time
-series in one scrape only (another process, such as a new ``pid``) says nothing; prometheus_client's
-multiprocess mode (vLLM with several API servers) exports no start time and keeps a dead process's
-counts, so there the counters' drops are the only sign.
-
-A changed start time before the previous scrape (beyond :data:`CLOCK_SKEW_S`) is no restart: that
-process was running when the previous scrape was answered by another, and its counters hold what
-it served before the window began. The address is answered by more than one process (a load
-balancer over replicas, a redirect, a ``--since`` scrape of another server), and no window between
-the two scrapes exists: :func:`spec_decode_states` refuses it (``prom.other_process``). So it does
-where the two scrapes hold speculative-decoding series of no model in common and no start time
-changed (``prom.other_models``: a ``--since`` scrape of a server of another model, whose counters
-would otherwise count from zero as series created since). A scrape before with none (llama.cpp
-creates them at its first speculative request) is no other server.
+and so a change of a process's start time between the two scrapes; two scrapes of two servers have no
+window (:mod:`specviz.live.processes` says how each is told).
 
 References
 ----------
@@ -43,7 +24,6 @@ Counter increases and histogram quantiles as Prometheus computes them: :mod:`spe
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, replace
 from typing import Mapping, Sequence
 
@@ -54,24 +34,11 @@ from specviz.errors import Notice, SpecvizError
 from specviz.model import spec
 
 from .exposition import Snapshot
+from .processes import refuse_other_server, restarted_processes
 from .promql import counter_increase, histogram_quantile
 from .roles import CUMULATIVE, MEANING_LABELS, OUTPUT_ROLE, ROLES, SPEC_ROLES, engine_of, metric_name
 
-__all__ = ["SpecDecodeState", "OtherServer", "spec_decode_states", "restarted_processes", "CLOCK_SKEW_S", "utc_clock",
-           "accepted_past_gamma"]
-
-class OtherServer(SpecvizError):
-    """Two scrapes of one source that are not of one server's counters (``prom.other_process``,
-    ``prom.other_models``): no window between them exists. A recorder keeps the later one as the
-    source's new start, so that the next scrape of the same server gives a window again (a rolling
-    update's new pod, started before the old one's last scrape, had kept every later scrape refused)."""
-
-
-CLOCK_SKEW_S = 5.0
-"""How far a server's clock (its processes' start times) may trail the scraper's (the snapshots'
-times) before a new start time before the previous scrape is read as another process's, not a
-restart's."""
-
+__all__ = ["SpecDecodeState", "spec_decode_states", "accepted_past_gamma"]
 
 @dataclass(frozen=True)
 class SpecDecodeState:
@@ -143,7 +110,7 @@ class SpecDecodeState:
         ``histogram_quantile`` interpolates them.
     counter_reset : bool
         The server restarted between the snapshots: a counter went down, or the start time of the
-        process that holds it changed (:func:`restarted_processes`); the window counts from zero there.
+        process that holds it changed (:func:`specviz.live.processes.restarted_processes`); the window counts from zero there.
     summed_labels : tuple of str
         Labels whose series were summed (e.g. ``("engine",)`` for data-parallel vLLM engines).
     absent : dict of str to Notice
@@ -193,51 +160,11 @@ def _group_key(prefix: str, labels: tuple[tuple[str, str], ...], split_by: tuple
     return (prefix, named.get("model_name", ""), tuple(named.get(name, "") for name in split_by))
 
 
-def _changed_starts(current: Snapshot, previous: Snapshot) -> list[tuple[tuple[tuple[str, str], ...], float]]:
-    """The labels and new value of each ``process_start_time_seconds`` series that both scrapes hold
-    with another value."""
-    before = previous.series.get("process_start", {})
-    return [(labels, started) for (prefix, labels), started in current.series.get("process_start", {}).items()
-            if before.get((prefix, labels), started) != started]
-
-
-def restarted_processes(current: Snapshot, previous: Snapshot) -> list[dict[str, str]]:
-    """The labels of each ``process_start_time_seconds`` series that both scrapes hold with another
-    value: a process that started anew between them (the module's docstring says why any change)."""
-    return [dict(labels) for labels, _ in _changed_starts(current, previous)]
-
-
-def _refuse_other_process(current: Snapshot, previous: Snapshot) -> None:
-    """Raise ``prom.other_process`` where a process start time that changed between the scrapes lies
-    before the previous scrape, by more than :data:`CLOCK_SKEW_S`, and ``prom.other_models`` where
-    both scrapes hold speculative-decoding series but of no model in common, and no process restarted
-    between them (the module's docstring says why)."""
-    changed = _changed_starts(current, previous)
-    if previous.time is not None:
-        for _, started in changed:
-            if started < previous.time - CLOCK_SKEW_S:
-                raise OtherServer("prom.other_process", started=utc_clock(started), previous=utc_clock(previous.time))
-    before, now = _spec_models(previous), _spec_models(current)
-    if before and now and not before & now and not changed:
-        raise OtherServer("prom.other_models", models=", ".join(sorted(now)), previous=", ".join(sorted(before)))
-
-
-def _spec_models(snapshot: Snapshot) -> set[str]:
-    """The model names (``""`` where a series has none) of a scrape's speculative-decoding series."""
-    return {dict(labels).get("model_name", "") for role in SPEC_ROLES for _, labels in snapshot.series.get(role, {})}
-
-
-def utc_clock(seconds: float) -> str:
-    """A moment (seconds since the epoch) as the notices give one: its time of day in UTC to the
-    second, "21:27:56 UTC"."""
-    return time.strftime("%H:%M:%S UTC", time.gmtime(seconds))
-
-
 def _role_values(current: Snapshot, previous: Snapshot | None, role: str, split_by: tuple[str, ...],
                  restarted: list[dict[str, str]]) -> tuple[dict[tuple, list[tuple[dict[str, str], float]]], set[tuple]]:
     """Per group: the labels and value of each series of ``role`` (a counter's increase over the
     window when ``previous`` is given), and the groups in which a counter went down or whose
-    process restarted (``restarted``, :func:`restarted_processes`): those count from zero."""
+    process restarted (``restarted``, :func:`specviz.live.processes.restarted_processes`): those count from zero."""
     now = current.series[role]
     keys = list(now)
     values = np.fromiter(now.values(), dtype=float, count=len(keys))
@@ -287,9 +214,9 @@ def spec_decode_states(current: Snapshot, previous: Snapshot | None = None,
 
     Raises
     ------
-    OtherServer
+    specviz.live.processes.OtherServer
         ``prom.other_process`` where the two scrapes are of two processes that both ran at the
-        previous one (:data:`CLOCK_SKEW_S`), ``prom.other_models`` where they hold speculative
+        previous one (:data:`specviz.live.processes.CLOCK_SKEW_S`), ``prom.other_models`` where they hold speculative
         decoding of no model in common and no process restarted between them.
     SpecvizError
         ``prom.no_spec_decode`` if no model has speculative-decoding series: speculation is off, or
@@ -299,7 +226,7 @@ def spec_decode_states(current: Snapshot, previous: Snapshot | None = None,
     groups: dict[tuple, dict[str, list[tuple[dict[str, str], float]]]] = {}
     resets: set[tuple] = set()
     if previous is not None:
-        _refuse_other_process(current, previous)
+        refuse_other_server(current, previous)
     restarted = restarted_processes(current, previous) if previous is not None else []
     for role in ROLES:
         by_group, reset_groups = _role_values(current, previous, role, split_by, restarted)

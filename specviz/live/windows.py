@@ -22,7 +22,8 @@ import pandas as pd
 from specviz import calculator, settings
 from specviz.errors import InputError, Notice
 from specviz.live import exposition
-from specviz.live.states import SpecDecodeState, spec_decode_states, utc_clock
+from specviz.live.processes import utc_clock
+from specviz.live.states import SpecDecodeState, spec_decode_states
 from specviz.model import calibration, spec
 from specviz.scenario import Scenario
 

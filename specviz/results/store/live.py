@@ -20,7 +20,8 @@ import pyarrow as pa
 from specviz import settings
 from specviz.errors import Notice, SpecvizError
 from specviz.live import exposition
-from specviz.live.states import OtherServer, SpecDecodeState, accepted_past_gamma, spec_decode_states
+from specviz.live.processes import OtherServer
+from specviz.live.states import SpecDecodeState, accepted_past_gamma, spec_decode_states
 from specviz.live.roles import ROLES
 from specviz.model import spec
 from specviz.results import importers
@@ -97,7 +98,7 @@ class RecordedScrape:
         ``SPECVIZ_LIVE_MIN_WINDOW_S`` after it and nothing was stored; None otherwise.
     anew : Notice or None
         Why the scrape is no window against the source's previous one though there was one
-        (:class:`specviz.live.states.OtherServer`'s message): it was stored as the source's new start,
+        (:class:`specviz.live.processes.OtherServer`'s message): it was stored as the source's new start,
         with its totals since the server started, as a first scrape is; None otherwise.
     """
 
