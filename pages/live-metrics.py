@@ -156,8 +156,8 @@ def scrape_once() -> bool:
         return False
     last[source] = snapshot
     since_start[source] = spec_decode_states(snapshot)
-    if scraped.url != scrape.check_url(url):  # a (checked) redirect: where the figures came from
-        st.caption(md("live.redirected", lang, url=scrape.said_url(scraped.url)))
+    if scraped.redirected:  # a (checked) redirect: where the figures came from
+        st.caption(md("scrape.redirected", lang, source=scrape.said_url(url), url=scrape.said_url(scraped.url)))
     if anew is not None:
         st.warning(f"{message(anew, lang)} {t('live.anew', lang)}")
         # The previous server's window is not this one's: the panel waits for a second scrape of the

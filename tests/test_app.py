@@ -2878,10 +2878,10 @@ class TestLivePage:
         """The page had named the address asked alone where a (checked) redirect led elsewhere."""
         with metrics_server(deepseek_mtp_scrape((80, 48, 24))) as url:
             at = live_on_deepseek_mtp(url.replace("/metrics", "/old?token=SECRET"))
-            said = [c.value for c in at.caption if c.value.startswith("This address redirected the scrape")]
+            said = [c.value for c in at.caption if "redirected the scrape: its figures were read from" in c.value]
             assert said and escape_markdown(url) in said[-1] and "SECRET" not in said[-1] and not at.error
             at = live_on_deepseek_mtp(url)
-            assert not [c for c in at.caption if c.value.startswith("This address redirected")]
+            assert not [c for c in at.caption if "redirected the scrape" in c.value]
 
     def test_another_server_s_scrape_becomes_the_new_start(self):
         """An SRE's pass: a rolling update's new pod, started before the old one's last scrape, answered

@@ -1954,6 +1954,40 @@ class TestMetricsCommand:
             server.shutdown()
             server.server_close()
 
+    @pytest.mark.parametrize("command", ["metrics", "record"])
+    def test_a_redirected_scrape_says_where_its_figures_came_from(self, capsys, tmp_path, monkeypatch, command):
+        """The Live page said where a (checked) redirect led; the commands did not."""
+        monkeypatch.setenv("SPECVIZ_DB", str(tmp_path / "r.duckdb"))
+
+        class Metrics(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                body = b"" if self.path != "/metrics" else REPLAY_PROM.read_bytes()
+                self.send_response(302 if self.path != "/metrics" else 200)
+                if self.path != "/metrics":
+                    self.send_header("Location", "/metrics")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Metrics)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        options = ["--format", "json"] if command == "metrics" else ["--every", "1", "--count", "1"]
+        try:
+            for asked, moved in ((f"{base}/old?token=SECRET", True), (f"{base}/metrics", False)):
+                code, out, err = run(capsys, command, asked, *options)
+                said = (" ".join(" ".join(row["notices"]) for row in json.loads(out)) if command == "metrics" else err)
+                assert code == 0, err
+                assert ("read from " + base + "/metrics" in said) is moved and "SECRET" not in said
+                if command == "metrics" and moved:
+                    assert said.startswith(f"{base}/old redirected the scrape: its figures were read from")
+        finally:
+            server.shutdown()
+            server.server_close()
+
     def test_the_real_vllm_scrape(self, capsys):
         """Hand-checked against the sample's counters: 14902 drafts, 44706 draft tokens, 31680
         accepted, 12371 / 10390 / 8919 per position."""

@@ -436,8 +436,9 @@ class TestFetchUrl:
         with serving(handle) as server:
             assert scrape.fetch_url(server.url("/old")) == SPEC_TEXT.decode()
             # Where the text came from, for the page to say (it had shown the asked URL alone).
-            assert scrape.fetch_scrape(server.url("/old")) == scrape.Scraped(SPEC_TEXT.decode(), server.url("/metrics"))
-            assert scrape.fetch_scrape(server.url("/metrics")).url == server.url("/metrics")
+            assert scrape.fetch_scrape(server.url("/old")) == scrape.Scraped(SPEC_TEXT.decode(), server.url("/metrics"), True)
+            assert scrape.fetch_source(server.url("/old")).redirected
+            assert scrape.fetch_scrape(server.url("/metrics")) == scrape.Scraped(SPEC_TEXT.decode(), server.url("/metrics"))
 
     def test_redirect_loop(self):
         def handle(conn: socket.socket, stop: threading.Event) -> None:
@@ -620,56 +621,56 @@ class TestAccess:
 class TestFetchText:
     def test_a_url_is_fetched(self):
         with replay.start() as server:
-            assert "spec_decode" in scrape.fetch_text(server.url)
+            assert "spec_decode" in scrape.fetch_source(server.url).text
 
     def test_a_file_is_read(self, tmp_path):
         path = tmp_path / "metrics.prom"
         path.write_bytes(SPEC_TEXT)
-        assert scrape.fetch_text(str(path)) == SPEC_TEXT.decode()
+        assert scrape.fetch_source(str(path)).text == SPEC_TEXT.decode()
 
     def test_a_colon_in_a_file_name_needs_a_dot_slash(self, tmp_path, monkeypatch):
         monkeypatch.chdir(tmp_path)
         (tmp_path / "run:1.prom").write_bytes(SPEC_TEXT)
-        assert scrape.fetch_text("./run:1.prom") == SPEC_TEXT.decode()
-        refused(lambda: scrape.fetch_text("run:1.prom"), "scrape.scheme")
+        assert scrape.fetch_source("./run:1.prom").text == SPEC_TEXT.decode()
+        refused(lambda: scrape.fetch_source("run:1.prom"), "scrape.scheme")
 
     @pytest.mark.parametrize("source", ["file:///etc/passwd", "ftp://127.0.0.1/x", "gopher://127.0.0.1/",
                                         "javascript:alert(1)"])
     def test_urls_of_other_schemes_are_not_read_as_files(self, source):
-        refused(lambda: scrape.fetch_text(source), "scrape.scheme")
+        refused(lambda: scrape.fetch_source(source), "scrape.scheme")
 
     def test_missing_file(self, tmp_path):
-        refused(lambda: scrape.fetch_text(str(tmp_path / "nope.prom")), "scrape.no_file")
+        refused(lambda: scrape.fetch_source(str(tmp_path / "nope.prom")), "scrape.no_file")
         # An address and its port, which no file is named: a URL without its scheme (an SRE's pass: "no such file").
-        error = refused(lambda: scrape.fetch_text("127.0.0.1:9102/metrics"), "scrape.no_scheme_port")
+        error = refused(lambda: scrape.fetch_source("127.0.0.1:9102/metrics"), "scrape.no_scheme_port")
         assert i18n.t(error.key, "en", **error.params).endswith("did you mean http://127.0.0.1:9102/metrics?")
 
     def test_directory(self, tmp_path):
-        error = refused(lambda: scrape.fetch_text(str(tmp_path)), "scrape.not_regular")
+        error = refused(lambda: scrape.fetch_source(str(tmp_path)), "scrape.not_regular")
         assert error.params["kind"] == "directory"
 
     def test_endless_device(self):
-        error = refused(lambda: scrape.fetch_text("/dev/zero"), "scrape.not_regular")
+        error = refused(lambda: scrape.fetch_source("/dev/zero"), "scrape.not_regular")
         assert error.params["kind"] == "device"
 
     def test_fifo_is_refused_without_blocking(self, tmp_path):
         fifo = tmp_path / "metrics.fifo"
         os.mkfifo(fifo)
-        error = refused(lambda: scrape.fetch_text(str(fifo)), "scrape.not_regular")
+        error = refused(lambda: scrape.fetch_source(str(fifo)), "scrape.not_regular")
         assert error.params["kind"] == "FIFO"
 
     def test_file_over_the_limit(self, tmp_path):
         path = tmp_path / "big.prom"
         path.write_bytes(SPEC_TEXT + b"# filler\n" * (LIMIT // 9 + 1))
-        refused(lambda: scrape.fetch_text(str(path)), "scrape.too_large")
+        refused(lambda: scrape.fetch_source(str(path)), "scrape.too_large")
 
     def test_file_without_spec_decode_metrics(self, tmp_path):
         path = tmp_path / "plain.prom"
         path.write_bytes(PLAIN_TEXT)
-        refused(lambda: scrape.fetch_text(str(path)), "scrape.no_spec_decode")
+        refused(lambda: scrape.fetch_source(str(path)), "scrape.no_spec_decode")
 
     def test_the_shipped_recording(self):
-        text = scrape.fetch_text(str(scrape.settings.get("SPECVIZ_DATA_DIR") / "replay" / "vllm_specdecode.prom"))
+        text = scrape.fetch_source(str(scrape.settings.get("SPECVIZ_DATA_DIR") / "replay" / "vllm_specdecode.prom")).text
         assert text.count("spec_decode_num_accepted_tokens_per_pos_total{") == 3
 
 

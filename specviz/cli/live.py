@@ -71,12 +71,14 @@ def _limits(args: argparse.Namespace) -> scrape.Limits:
     return replace(limits, access=Access.anywhere()) if args.allow_any_host else limits
 
 
-def _scraped(source: str, limits: scrape.Limits | None) -> exposition.Snapshot:
-    """A source fetched and parsed; a URL's scrape carries the time its answer came (a file's has
-    none: rates per second need two URL scrapes)."""
-    is_url = scrape._scheme(source.strip()) is not None  # as fetch_text tells a URL from a path
-    text = scrape.fetch_text(source, limits)
-    return exposition.parse(text, time.time() if is_url else None)
+def _scraped(source: str, limits: scrape.Limits | None) -> tuple[exposition.Snapshot, Notice | None]:
+    """A source fetched and parsed, and where a redirect moved it, said; a URL's scrape carries the time
+    its answer came (a file's has none: rates per second need two URL scrapes)."""
+    is_url = scrape._scheme(source.strip()) is not None  # as fetch_source tells a URL from a path
+    scraped = scrape.fetch_source(source, limits)
+    moved = (Notice("scrape.redirected", source=scrape.said_url(source), url=scrape.said_url(scraped.url))
+             if scraped.redirected else None)
+    return exposition.parse(scraped.text, time.time() if is_url else None), moved
 
 
 def metrics_rows(source: str, since: str | None = None, split_by: Sequence[str] = (),
@@ -89,9 +91,11 @@ def metrics_rows(source: str, since: str | None = None, split_by: Sequence[str] 
     specviz.live.scrape.ScrapeError, SpecvizError
         For a source that cannot be read, is not exposition text or holds no speculative decoding.
     """
-    previous = _scraped(since, limits) if since is not None else None
-    current = _scraped(source, limits)
+    previous, moved_before = _scraped(since, limits) if since is not None else (None, None)
+    current, moved = _scraped(source, limits)
     rows = [state_row(state, lang) for state in spec_decode_states(current, previous, tuple(split_by))]
+    if said := [words(notice, lang) for notice in (moved_before, moved) if notice is not None]:
+        rows = [{**row, "notices": [*row["notices"], *said]} for row in rows]
     if previous is not None and previous.time is not None and current.time is not None:
         least = settings.get("SPECVIZ_LIVE_MIN_WINDOW_S")
         if (seconds := current.time - previous.time) < least:
@@ -132,7 +136,10 @@ def poll_line(poll: recorder.Poll, count: int | None = None, lang: str = "en") -
         if state.counter_reset:
             text += words(Notice("cli.record.reset"), lang)
         models.append(text)
-    return words(Notice("cli.record.recorded", number=number, when=when, kind=kind, models="; ".join(models)), lang)
+    line = words(Notice("cli.record.recorded", number=number, when=when, kind=kind, models="; ".join(models)), lang)
+    if poll.read_from is not None:
+        line += words(Notice("cli.record.read_from", url=scrape.said_url(poll.read_from)), lang)
+    return line
 
 
 def _record(args: argparse.Namespace) -> tuple[str, int]:
@@ -182,16 +189,17 @@ Without --since the figures are totals since the server started; --since takes a
 (`counter_reset`: a counter went down, or `process_start_time_seconds` changed); a start time before
 the earlier scrape is another process's (a load balancer, a redirect, another server), and no window
 is given (exit 2), as where the two scrapes hold speculative decoding of no model in common. A URL's scrape carries the time its answer came; a file's has none, so rates per
-second need two URLs; a window shorter than `SPECVIZ_LIVE_MIN_WINDOW_S` is said in `notices`. --split-by engine keeps vLLM's data-parallel engines apart instead of summing
+second need two URLs; a window shorter than `SPECVIZ_LIVE_MIN_WINDOW_S` is said in `notices`, and so
+is the URL a redirect led to, where the figures were read from. --split-by engine keeps vLLM's data-parallel engines apart instead of summing
 them.
 """
 
 _RECORD_DOC = """\
 Polls a source every --every seconds into the store (`specviz/results/recorder.py`) until --count
 polls or Ctrl-C: one progress line per poll on stderr (number, UTC time, and per model the
-acceptance length and rate, γ, running requests and tokens/s, or why the poll failed), and a JSON
-summary on stdout when it ends (`polls`, `recorded`, `failed`, `too_soon`, `windows`, `anew`,
-`interrupted`).
+acceptance length and rate, γ, running requests and tokens/s, the URL a redirect led to, or why the
+poll failed), and a JSON summary on stdout when it ends (`polls`, `recorded`, `failed`, `too_soon`,
+`windows`, `anew`, `interrupted`).
 A poll less than `SPECVIZ_LIVE_MIN_WINDOW_S` after the source's last stored scrape (another
 recorder's, or the Live page's) is not stored (`too_soon`): its window would be mostly the error of
 when each scrape was timed; an --every below that setting is refused at once (exit 2).

@@ -57,7 +57,7 @@ from specviz.errors import SpecvizError
 from .access import Access, Refused
 
 __all__ = ["ACCEPT", "ScrapeError", "Answer", "Scraped", "Limits", "check_url", "fetch_url", "fetch_scrape", "fetch_body",
-           "fetch_text", "exposition_text", "shown", "said_url"]
+           "fetch_source", "exposition_text", "shown", "said_url"]
 
 ACCEPT = "text/plain;version=0.0.4"  # the exposition format every engine here writes
 _SCHEMES = ("http", "https")
@@ -68,7 +68,7 @@ _LINES_CHECKED = 50  # the first significant lines that must look like expositio
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 # A host and a port where a scheme would be ("localhost:9105/metrics"): a URL written without its scheme.
 _HOST_PORT = re.compile(r"^[A-Za-z][A-Za-z0-9.-]*:\d{1,5}(?:/|$)")
-# An IPv4 address and its port: no scheme to a URL parser, so a path to fetch_text.
+# An IPv4 address and its port: no scheme to a URL parser, so a path to fetch_source.
 _ADDRESS_PORT = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}(?:/|$)")
 _USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
 # A sample line: a metric name (or a quoted UTF-8 name inside the braces), labels, then a value
@@ -96,10 +96,12 @@ class Answer:
 
 @dataclass(frozen=True)
 class Scraped:
-    """A scrape's exposition text (:func:`fetch_scrape`) and the ``url`` it came from (:class:`Answer`)."""
+    """A scrape's exposition text (:func:`fetch_scrape`, :func:`fetch_source`), the ``url`` it came from
+    (:class:`Answer`; a file's path as given), and whether a redirect moved it from the one asked."""
 
     text: str
     url: str
+    redirected: bool = False
 
 
 @dataclass(frozen=True)
@@ -415,7 +417,7 @@ def fetch_scrape(url: str, limits: Limits | None = None) -> Scraped:
     """:func:`fetch_url`'s text with the URL it came from, which a redirect may have moved: what a
     page says its figures were read from."""
     answer = fetch_body(url, limits)
-    return Scraped(exposition_text(answer.body, shown(url.strip())), answer.url)
+    return Scraped(exposition_text(answer.body, shown(url.strip())), answer.url, answer.url != check_url(url))
 
 
 def fetch_body(url: str, limits: Limits | None = None, *, accept: str = ACCEPT, any_status: bool = False,
@@ -510,8 +512,9 @@ def _read_file(path: Path, source: str, max_bytes: int) -> bytes:
     return data
 
 
-def fetch_text(source: str, limits: Limits | None = None) -> str:
-    """The exposition text of ``source``: a URL (:func:`fetch_url`) or the path of a file.
+def fetch_source(source: str, limits: Limits | None = None) -> Scraped:
+    """The exposition text of ``source``, a URL (:func:`fetch_scrape`) or the path of a file, and where it
+    was read from.
 
     A source that starts with a scheme (``name:``) is a URL and must be http or https, so
     ``file:///etc/passwd`` and ``ftp://...`` are refused, not read; a file whose name has a colon
@@ -527,7 +530,7 @@ def fetch_text(source: str, limits: Limits | None = None) -> str:
     """
     limits = limits or Limits.from_settings()
     if _scheme(source.strip()) is not None:
-        return fetch_url(source, limits)
+        return fetch_scrape(source, limits)
     name = shown(source)
     try:
         data = _read_file(Path(source), name, limits.max_bytes)
@@ -536,7 +539,7 @@ def fetch_text(source: str, limits: Limits | None = None) -> str:
             # "127.0.0.1:9102/metrics": a URL without its scheme, not a missing file (an SRE's pass).
             raise ScrapeError("scrape.no_scheme_port", source=name) from None
         raise
-    return exposition_text(data, name)
+    return Scraped(exposition_text(data, name), source)
 
 
 def exposition_text(data: bytes, source: str) -> str:

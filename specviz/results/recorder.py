@@ -1,6 +1,6 @@
 """Recording a metrics source into the store: poll every N seconds, fetch → parse → store.
 
-A poll fetches the source (:func:`specviz.live.scrape.fetch_text`: a ``/metrics`` URL or a file), parses
+A poll fetches the source (:func:`specviz.live.scrape.fetch_source`: a ``/metrics`` URL or a file), parses
 it (:func:`specviz.live.exposition.parse`) and stores it (:meth:`specviz.results.store.Store.record_scrape`: the
 series in ``snapshots`` and, per model, the window since the source's previous scrape in
 ``windows``). A poll that fails (the server is down or restarting, the scrape is refused, the
@@ -60,6 +60,9 @@ class Poll:
     anew : Notice or None
         Why the scrape was stored as the source's new start, not a window (another server than the
         previous scrape's: :attr:`specviz.results.store.live.RecordedScrape.anew`); None otherwise.
+    read_from : str or None
+        The URL a redirect moved the scrape to (:attr:`specviz.live.scrape.Scraped.redirected`); None
+        where it was read from the source itself.
     """
 
     number: int
@@ -72,6 +75,7 @@ class Poll:
     seconds: float = 0.0
     too_soon_s: float | None = None
     anew: Notice | None = None
+    read_from: str | None = None
 
     @property
     def counter_reset(self) -> bool:
@@ -129,9 +133,9 @@ def poll_once(store: Store, source: str, number: int = 1, *, after_failure: bool
     started = time.monotonic()
     taken = clock()
     try:
-        text = scrape.fetch_text(source, limits)
+        scraped = scrape.fetch_source(source, limits)
         taken = clock()  # the scrape's time is when its answer came
-        recorded = store.record_scrape(source, exposition.parse(text, taken))
+        recorded = store.record_scrape(source, exposition.parse(scraped.text, taken))
     except SpecvizError as exc:  # scrape.*, exposition.*, store.*: each a message of its own
         return Poll(number, taken, False, failure=Notice(exc.key, **exc.params), seconds=time.monotonic() - started)
     except Exception as exc:  # a recording outlives one odd scrape; the message says what it was
@@ -139,7 +143,8 @@ def poll_once(store: Store, source: str, number: int = 1, *, after_failure: bool
                                                           detail=" ".join(str(exc).split())),
                     seconds=time.monotonic() - started)
     return Poll(number, taken, True, recorded.window, recorded.states, after_failure=after_failure,
-                seconds=time.monotonic() - started, too_soon_s=recorded.too_soon_s, anew=recorded.anew)
+                seconds=time.monotonic() - started, too_soon_s=recorded.too_soon_s, anew=recorded.anew,
+                read_from=scraped.url if scraped.redirected else None)
 
 
 def record(store: Store, source: str, every_s: float, count: int | None = None, *,
