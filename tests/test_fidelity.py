@@ -40,7 +40,13 @@ class TestSeriesOf:
         assert {s.draft_kv_budget for s, _ in magicdec} == {512, 2049}
         snapkv = by_name["MagicDec, 8x H100, LLaMA-3.1-8B, self-speculation (SnapKV KV 2049), prefill 32000"]
         assert list(snapkv.measured_speedup) == [1.17, 1.37, 1.64, 2.01] and list(snapkv.gamma) == [3, 4, 5, 6]
-        assert len(SERIES) == 32 and all(len(p) >= 3 for _, p in SERIES)
+        assert len(SERIES) == 35 and all(len(p) >= 3 for _, p in SERIES)
+        # vLLM's DSpark runs on eight B300s, tensor parallel 8 with the experts spread over them (ep "on").
+        dspark = [(s, p) for s, p in SERIES if "DSpark" in s.name]
+        assert [s.step_draft.kind for s, _ in dspark] == ["block"] * 3 and all(s.ep and s.tp == 8 for s, _ in dspark)
+        assert [list(p.gamma.unique()) for _, p in dspark] == [[5], [6], [7]]
+        assert all(list(p.batch) == [1, 16, 32, 64, 128, 256] and p.acceptance_length.isna().all() for _, p in dspark)
+        assert not any(s.ep for s, _ in SERIES if "DSpark" not in s.name)
 
     @pytest.mark.parametrize("benchmark, printed", [
         ("MT-Bench", [1.55, 1.29, 1.35, 1.28, 1.27, 1.09, 1.05]),

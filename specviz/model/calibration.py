@@ -61,14 +61,14 @@ __all__ = ["Engine", "load_engines", "ROOFLINE_PRIORS", "MODEL_ERROR", "MODEL_ER
 ROOFLINE_PRIORS: dict[str, tuple[float, float, float]] = {
     "mfu": (0.6, 0.4, 0.8), "mbu": (0.8, 0.6, 0.9), "overlap": (0.0, 0.0, 0.5)}
 # How far the calibrated step model misses points it was not fitted to: the 10th and 90th
-# percentiles of (predicted − measured) / measured over the 101 held-out points of the 31 published
+# percentiles of (predicted − measured) / measured over the 113 held-out points of the 34 published
 # series in bench/bench_fidelity.py whose metric the model predicts (fidelity.Setting.predicted;
 # each calibrated on its lowest and highest batch), the 2025-2026 MoE, MTP and FP4 series included.
 # The draws' spread alone covers 7 % of the points: it says how well the knobs are pinned, not how
 # right the model's shape is. docs/model.md gives how each change to the model and the data moved
 # these figures; tests/test_fidelity.py recomputes them from the data.
-MODEL_ERROR = (-0.129, 0.124)
-MODEL_ERROR_POINTS = 101
+MODEL_ERROR = (-0.128, 0.123)
+MODEL_ERROR_POINTS = 113
 # The same held-out points of the 2025-2026 series priced before any calibration, as the calculator and
 # Claims price a setting (specviz.model.fidelity.at_presets: the engine preset's prior draws, E the
 # points' own acceptance length; the 31 of those 51 points whose series print one): the central figure

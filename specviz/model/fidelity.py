@@ -59,7 +59,8 @@ class Setting:
     load of them (``prompt_tokens``, ``output_tokens`` in the data: each step then carries the
     prefill of the requests that replace finished ones, :func:`specviz.model.step.step`), else 0 and 1
     (decode only); ``metric`` what the series measured (``throughput_speedup``, ``tpot_speedup``,
-    ``e2e_latency_speedup``, ``walltime_speedup``)."""
+    ``e2e_latency_speedup``, ``walltime_speedup``); ``ep`` whether the routed experts were spread over
+    the ``tp`` GPUs (expert parallelism, the data's ``ep`` ``on``) rather than each split over them."""
 
     name: str
     gpu: roofline.GPU
@@ -75,6 +76,7 @@ class Setting:
     prompt_tokens: float = 0.0
     output_tokens: float = 1.0
     metric: str = "throughput_speedup"
+    ep: bool = False
 
     @property
     def predicted(self) -> bool:
@@ -116,7 +118,8 @@ def series_of(published: pd.DataFrame, data_dir: Path, least_points: int = 3) ->
         setting = Setting(name, gpus[first["gpu"]], int(first["tp"]), models[first["target"]], first["draft"],
                           models.get(first["draft"]), None if pd.isna(budget) else float(budget), first["source"],
                           engines[first["engine"]], precision, str(first.get("generation", "")),
-                          float(prompt) if served else 0.0, float(output) if served else 1.0, str(first["metric"]))
+                          float(prompt) if served else 0.0, float(output) if served else 1.0, str(first["metric"]),
+                          first.get("ep") == "on")
         points = pd.DataFrame({"batch": rows["batch"].astype(float),
                                "context": rows["context"].astype(float).fillna(UNKNOWN_CONTEXT),
                                "gamma": rows["gamma"].astype(float),
@@ -211,7 +214,7 @@ def step_v2(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFrame], np
     fit = calibration.calibrate(setting.gpu, setting.target, setting.step_draft, setting.engine,
                                 batch=ends["batch"], gamma=ends["gamma"], context=ends["context"],
                                 measured_speedup=ends["measured_speedup"], acceptance_length=lengths, tp=setting.tp,
-                                precision=setting.precision, prompt_tokens=setting.prompt_tokens,
+                                ep=setting.ep, precision=setting.precision, prompt_tokens=setting.prompt_tokens,
                                 output_tokens=setting.output_tokens, routing_overlap=step.ROUTING_OVERLAP)
 
     def predict(points: pd.DataFrame) -> dict[str, np.ndarray]:
@@ -233,7 +236,7 @@ def at_presets(setting: Setting, ends: pd.DataFrame) -> Callable[[pd.DataFrame],
     draws = calibration.prior_draws(setting.engine)
     fit = calibration.Fit(draws, np.ones(draws["mfu"].size), dict(
         gpu=setting.gpu, target=setting.target, draft=setting.step_draft, tree_tokens=None, draft_width=1.0,
-        tp=setting.tp, dp=1, ep=False, precision=setting.precision, prompt_tokens=setting.prompt_tokens,
+        tp=setting.tp, dp=1, ep=setting.ep, precision=setting.precision, prompt_tokens=setting.prompt_tokens,
         output_tokens=setting.output_tokens, routing_overlap=step.ROUTING_OVERLAP))
 
     def predict(points: pd.DataFrame) -> dict[str, np.ndarray]:
