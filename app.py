@@ -21,7 +21,7 @@ from pages.parts.shared import (LINKED_COSTS, ROUTED, calculator_page, errors_sa
                            page_file, presets)
 from specviz import i18n, scenario, settings
 from specviz.errors import InputError, kept
-from specviz.i18n import in_language, message, t
+from specviz.i18n import in_language, md, message, t
 from specviz.model import architecture, dtypes, hf_config, step
 
 
@@ -145,6 +145,11 @@ def scenario_sidebar(lang: str) -> None:
         side.info(t("side.parallel_reset" if holds else "side.parallel_reset_none", lang, gpus=tp * dp, tp=tp, dp=dp,
                     was=int(before["tp"]) * int(before["dp"] or 1), gpu=in_language(gpu.name, lang)))
     show_url_notices(side, lang)
+    # A parameter that reads nearly as a scenario's is a typo, which would leave its knob at the default
+    # without a word (a browser pass: "gama=3" showed γ 4); said once, and taken out of the address.
+    for name, meant in scenario.near_names(list(st.query_params)).items():
+        side.warning(md("url.near_name", lang, param=name, meant=meant))
+        del st.query_params[name]
     st.session_state.pop("scenario", None)
     try:
         if not gpu.complete:

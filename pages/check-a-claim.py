@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import urllib.parse
 from dataclasses import replace
 
 import streamlit as st
@@ -31,11 +32,16 @@ EXAMPLE_WORKLOAD = "coding_assistant"
 # acceptance it needs, and the published figures and the user's runs beside it.
 CLAIM_VIEWS = ("batch", "required", "beside")
 VERDICT_BOX = {"plausible": st.success, "conditional": st.warning, "impossible": st.error}
+# The address the worked example replaced, for a link back to it.
+BEFORE_EXAMPLE = "claims_before_example"
 
 
 def open_example() -> None:
     """Set the worked example (a button's callback): its hardware and pair in the sidebar, every
-    other choice at its default, and its claim here with nothing else stated."""
+    other choice at its default, and its claim here with nothing else stated. The address it replaces
+    is kept for a link back (a manager's pass: the example wiped the claim being checked, and Back did
+    not bring it back)."""
+    st.session_state[BEFORE_EXAMPLE] = {key: st.query_params.get_all(key) for key in st.query_params}
     forget_controls()
     for key in (*scenario.CHOICES, *scenario.FIELDS):  # the link's choices and fields too: the example states them all
         st.query_params.pop(key, None)
@@ -49,6 +55,9 @@ def open_example() -> None:
 st.title(t("claims.title", lang))
 st.caption(t("claims.intro", lang))
 st.button(t("claims.example", lang), key="claims_example", on_click=open_example, help=t("claims.example_help", lang))
+if before := st.session_state.get(BEFORE_EXAMPLE):
+    # The address is percent-encoded (no bracket or blank in it): a Markdown link of its own.
+    st.caption(t("claims.example_back", lang, url="?" + urllib.parse.urlencode(before, doseq=True)))
 with st.container(border=True):
     most = settings.get("SPECVIZ_CLAIM_MAX_CHARS")
     # The box takes more than is read, so that a paragraph pasted whole is refused with its length

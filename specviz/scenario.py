@@ -15,6 +15,7 @@ optimistic case, labelled so.
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,7 +32,8 @@ __all__ = ["CUSTOM", "PAGE_PATHS", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "
            "DATA_PARALLEL", "EXPERT_PARALLEL", "PREFILL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
            "default_draft", "draft_choices", "resolve_draft", "expanded_compute", "custom_draft", "head_mismatch", "vocab_mismatch", "resolve_precision", "memory_use", "largest_batch", "default_parallel",
-           "knobs_off_preset", "holds_default_point", "to_query_params", "from_query_params", "published_acceptance"]
+           "knobs_off_preset", "holds_default_point", "to_query_params", "from_query_params", "near_names",
+           "published_acceptance"]
 
 Mode = Literal["step", "ratios"]
 
@@ -538,6 +540,19 @@ _POINT_FIELDS = ("alpha", "gamma", "batch", "context", "verify_cost", "draft_cos
 
 def _text(value: float) -> str:
     return f"{value:g}"
+
+
+# What a link's scenario is read from; a page reads other parameters of its own (view, claim_batch, ...).
+LINK_NAMES = (*CHOICES, *FIELDS, "workload")
+
+
+def near_names(names: Sequence[str]) -> dict[str, str]:
+    """The link parameters among ``names`` that are no scenario's but read nearly as one (``gama``,
+    ``Batch``), each with the one it resembles: a typo, which a link's reader would otherwise drop
+    without a word, at the default (a CLI pass: gamma 4 and batch 64 for "gama=2&Batch=8"). A page's
+    own parameters resemble none of them."""
+    return {name: found[0] for name in names if name not in LINK_NAMES
+            and (found := difflib.get_close_matches(name.lower(), LINK_NAMES, n=1, cutoff=0.8))}
 
 
 def to_query_params(scenario: Scenario, presets: Presets) -> dict[str, str]:

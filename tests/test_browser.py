@@ -350,6 +350,9 @@ class TestExplorerInChromium:
         lines.click()
         page.get_by_role("option", name="Target model", exact=True).click()
         expect(lines).to_have_value("Target model", timeout=TIMEOUT)
+        # Each choice's run drawn before the next: a choice made while another's run is under way was
+        # lost once more under load (Streamlit's persist_state, a session's copy of a widget's value).
+        settled(page)
         rate = page.get_by_role("radiogroup", name="Load axis").get_by_role("radio", name="Request rate (req/s)")
         rate.click()
         expect(rate).to_be_checked(timeout=TIMEOUT)

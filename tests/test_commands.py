@@ -22,7 +22,17 @@ WITH_MTP = replace(SCENARIO, target=replace(SCENARIO.target, model_type="deepsee
 
 
 def keys(command: vllm_config.Command) -> list[str]:
-    return [n.key for n in command.notices]
+    """The command's notices but the one every command with a context flag carries (its own test below)."""
+    return [n.key for n in command.notices if n.key != "command.context_flag"]
+
+
+def test_a_command_says_its_context_flag_refuses_longer_requests():
+    """"--max-model-len 1024", the context's default, was said nowhere: pasted as it is, the server
+    refuses a longer prompt (a browser pass)."""
+    command = vllm_config.vllm_command(SCENARIO, "0.16.0", 4)
+    (said,) = [n for n in command.notices if n.key == "command.context_flag"]
+    assert said.params == {"flag": "--max-model-len", "longest": 1024, "batch_flag": "--max-num-seqs"}
+    assert "--max-model-len 1024" in " ".join(command.argv)
 
 
 class TestParseVersion:
@@ -120,14 +130,14 @@ class TestVllmCommand:
             vllm_config.vllm_command(eagle3, "0.8.3", 4)
         assert raised.value.key == "command.method_unknown" and raised.value.params["since"] == "0.8.5"
         command = vllm_config.vllm_command(eagle3, "0.11.0", 4, draft_repo="org/eagle3-head")
-        assert config_of(command)["model"] == "org/eagle3-head" and not command.notices
+        assert config_of(command)["model"] == "org/eagle3-head" and not keys(command)
         unnamed = vllm_config.vllm_command(eagle3, "0.11.0", 4)
         assert config_of(unnamed)["model"].startswith("<EAGLE-3 head for Qwen3-32B")
         assert [p.key for p in unnamed.problems] == ["command.name_the_draft"]
         with pytest.raises(SpecvizError) as raised:  # V1 alone, and it refuses a draft model until 0.16.0
             vllm_config.vllm_command(SCENARIO, "0.11.0", 4)
         assert raised.value.key == "command.draft_model_unsupported"
-        assert not vllm_config.vllm_command(SCENARIO, "0.16.0", 4).notices
+        assert not keys(vllm_config.vllm_command(SCENARIO, "0.16.0", 4))
 
     def test_a_head_preset_whose_source_names_its_checkpoint_is_served_by_it(self):
         """AQ-MedAI's head for Kimi-K2 is published (data/draft_heads.csv names its Hugging Face page): every

@@ -184,6 +184,26 @@ class TestMeasuredHere:
         assert (first["series"], notices[2].params["note"]) == ("a blog", "from a chart") and "model" not in notices[2].params
 
 
+    def test_a_measurement_without_a_length_above_what_any_acceptance_allows_says_so(self):
+        """AMD's 2.11× for DeepSeek-V3 + MTP on 8 MI300X under SGLang at batch 1 stood without remark
+        below the page's 1.04× (an engineer's pass), though the model's range at α = 1 ends at 1.64×
+        there: beyond what any acceptance gives at the preset's costs, said, with the top. A figure
+        under that top, or a TPOT under a load that also prefills, is said as before."""
+        chosen = make_scenario(gpu="MI300X", target="DeepSeek-V3", draft="mtp", tp="8", engine="sglang",
+                               gamma="2", batch="1", context="3600")
+        measured = evidence.comparable_published(explorer.speedup_rows(explorer.load_published(DATA)), chosen, PRESETS)
+        here = evidence.measured_here(measured, chosen, 1, 2)
+        top = float(calculator.speedup_band(chosen, 1.0, 2, 1, chosen.context)[1])
+        assert list(here["value"]) == [2.11] and here["ceiling_high"].iloc[0] == pytest.approx(top)
+        assert round(top, 2) == 1.64
+        said = evidence.measured_notice(here.iloc[0])
+        assert said.key == "calc.measured_here_above_ceiling" and said.params["high"] == pytest.approx(top)
+        under = here.assign(value=1.5)
+        assert evidence.measured_notice(under.iloc[0]).key == "calc.measured_here_no_length"
+        loaded = here.assign(metric="tpot_speedup", prompt_tokens=3200.0)
+        assert evidence.measured_notice(loaded.iloc[0]).key == "calc.measured_here_no_length"
+
+
 class TestPairAcceptance:
     def test_the_highest_published_for_the_pair_by_its_drafts_id(self):
         """gpt-oss-120b with EAGLE-3 was published at 0.67 (SpecDrift, MT-Bench); a pair with none has none."""

@@ -33,6 +33,7 @@ SAME_IN_VIETNAMESE = {
     "side.kv_format", "col.kv_dtype",
     "col.p1", "col.p10", "col.p50", "col.p90", "col.p99", "exp.tab.acceptance", "exp.tab.baseline",
     "calc.batch", "chart.batch", "live.m.length", "live.m.acceptance_rate", "live.since_start_alpha",
+    "calc.m.best_gamma_value",
     # The command line's templates of values only; argparse's own message, which is English.
     "cli.parser", "cli.link", "cli.link.option", "cli.link.takes", "cli.list", "cli.fit.cell",
 }

@@ -193,9 +193,15 @@ def show_break_evens(at: AtAlpha, here: dict[str, Any], fits: bool) -> tuple[pd.
                    help=t("calc.m.breakeven_verify_help", lang), width="content")
         row.metric(t("calc.m.breakeven_alpha", lang), "—" if math.isnan(at.breakeven_alpha) else f"{at.breakeven_alpha:.2f}",
                    help=t("calc.m.breakeven_alpha_help", lang), width="content")
+        # The range under the figure, in the metric's smaller line: within the value it was cut off on a
+        # phone ("2 (1.58×, likely 1.29–1…": a browser pass). Given ratios are no estimate: no range
+        # ("likely 4.22–4.22×").
+        low, high = calculator.band_shown(best["low"], best["high"])
         row.metric(t("calc.m.best_gamma", lang),
                    t("calc.m.best_gamma_value" if best_speed > 1 else "calc.m.best_gamma_none", lang, gamma=best_gamma,
-                     speedup=best_speed, **dict(zip(("low", "high"), calculator.band_shown(best["low"], best["high"])))),
+                     speedup=best_speed),
+                   None if chosen.mode == "ratios" else t("calc.m.best_gamma_band", lang, low=low, high=high),
+                   delta_color="off", delta_arrow="off",
                    help=t("calc.m.best_gamma_help", lang, gamma_max=gamma_max), width="content")
     return best_gamma_frame, best_gamma
 

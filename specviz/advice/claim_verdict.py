@@ -242,12 +242,20 @@ def verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: 
     and 16.52 tokens per step at γ 16 as 1.00, 1.00 and 17.00)."""
     setting = {"claim": claim.speedup, "gpu": devices(scenario), "target": scenario.target.name,
                "engine": scenario.engine.name}
-    ceiling = Notice("claims.reason.ceiling", speedup=best["speedup"], low=best["low"], high=best["high"],
-                     gamma=best["gamma"], batch=best["batch"])
+    ceilings = [Notice("claims.reason.ceiling", speedup=best["speedup"], low=best["low"], high=best["high"],
+                       gamma=best["gamma"], batch=best["batch"])]
+    trained = required[required["gamma"] <= draft_length.EAGLE3_TRAINED]
+    if draft_length.head_past_training(scenario, best["gamma"]) is not None and trained["ceiling"].notna().any():
+        # The most at α = 1 is at a γ past an EAGLE-3 head's training, where the figures keep α: the most
+        # within it beside it (a browser pass: 8.89× at γ 16 for a head trained on 7 positions).
+        top = trained.loc[trained["ceiling"].idxmax()]
+        ceilings.append(Notice("claims.reason.ceiling_trained", trained=draft_length.EAGLE3_TRAINED,
+                              speedup=float(top["ceiling"]), low=float(top["ceiling_low"]),
+                              high=float(top["ceiling_high"]), gamma=int(top["gamma"])))
     none = NO_BATCHES
     if math.isnan(holds[1]):
         return ("impossible", Notice("claims.verdict.impossible", **setting),
-                [Notice("claims.reason.out_of_reach", claim=claim.speedup, high=optimistic_top(batches)), ceiling], [],
+                [Notice("claims.reason.out_of_reach", claim=claim.speedup, high=optimistic_top(batches)), *ceilings], [],
                 none)
     acceptance: list[Notice] = []
     if (least := easiest(scenario, required)) is not None:
@@ -317,7 +325,7 @@ def verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: 
     if claim.alpha is None:
         headline = "claims.verdict.conditional" if required["alpha_needed"].notna().any() else "claims.verdict.kind_only"
         return ("conditional", Notice(headline, **setting),
-                [ceiling, Notice("claims.reason.no_alpha")], acceptance + batchbatch_range(*holds), none)
+                [*ceilings, Notice("claims.reason.no_alpha")], acceptance + batchbatch_range(*holds), none)
     counted = batches[batches["counted"]]
     top = best_at_measured_alpha(batches)
     # Below 1x at its best batch and γ, the measured acceptance says leave speculation off, not which γ.
@@ -327,7 +335,7 @@ def verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: 
     at_yours = lambda column: batch_range(counted["batch"].to_numpy(), (counted[column] >= claim.speedup).to_numpy())
     yours = at_yours("at_alpha_low")
     if not math.isnan(yours[1]):
-        return ("plausible", Notice("claims.verdict.plausible", **setting), [reached, ceiling],
+        return ("plausible", Notice("claims.verdict.plausible", **setting), [reached, *ceilings],
                 [Notice("claims.condition.batch_yours" if yours[0] < yours[1] else "claims.condition.batch_yours_one",
                         low=int(yours[0]), high=int(yours[1])), *except_at(yours[2])]
                 if claim.batch is None else [], yours)
@@ -335,7 +343,7 @@ def verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: 
                                    ("at_alpha_high", "claims.verdict.kind", "claims.condition.kind_costs_yours")):
         reach = at_yours(column)
         if not math.isnan(reach[1]):
-            return ("conditional", Notice(key, **setting, alpha=claim.alpha), [reached, ceiling],
+            return ("conditional", Notice(key, **setting, alpha=claim.alpha), [reached, *ceilings],
                     [Notice(condition, alpha=claim.alpha), *at_alphabatch_range(*reach)], none)
     return ("conditional", Notice("claims.verdict.short", **setting, alpha=claim.alpha, speedup=float(top["at_alpha"])),
-            [reached, ceiling], acceptance + batchbatch_range(*holds), none)
+            [reached, *ceilings], acceptance + batchbatch_range(*holds), none)

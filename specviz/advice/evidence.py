@@ -228,13 +228,15 @@ def measured_here(measured: pd.DataFrame, scenario: Scenario, batch: int, gamma:
     its costs and load as the calculator prices them) at the α of the row's acceptance length, and its
     band (``model_low``, ``model_high``: :func:`specviz.calculator.speedup_band`), and ``outside_range``
     where the measurement lies outside that band; NaN (None) where the row gives no length or one no
-    draft of this γ makes. The model beside what was measured at the
-    same point: the vLLM post's EAGLE-3 on gpt-oss-20b, at batch 8 and γ 3 on a B200, measured 1.72×
-    on HumanEval at 2.65 tokens a step."""
+    draft of this γ makes. ``ceiling_high``, the top of the band at α = 1, is what any acceptance
+    allows: a row without a length measured above it is beyond the model at the preset's costs. The
+    model beside what was measured at the same point: the vLLM post's EAGLE-3 on gpt-oss-20b, at batch
+    8 and γ 3 on a B200, measured 1.72× on HumanEval at 2.65 tokens a step."""
     there = (measured["batch"].to_numpy() == batch) & (measured["gamma"].to_numpy() == gamma)
     own = same_setup(measured.iloc[np.flatnonzero(there)] if there.any() else measured.iloc[:0], scenario, gamma)
     if own.empty:
-        return own.assign(alpha=np.nan, model_speedup=np.nan, model_low=np.nan, model_high=np.nan, outside_range=None)
+        return own.assign(alpha=np.nan, model_speedup=np.nan, model_low=np.nan, model_high=np.nan, outside_range=None,
+                          ceiling_high=np.nan)
     own = own.sort_values("value", ascending=False, kind="stable")
     lengths = pd.to_numeric(own["acceptance_length"], errors="coerce").to_numpy(dtype=float)
     makes = (lengths >= 1.0) & (lengths <= np.asarray(scenario.expected_tokens(1.0, gamma), dtype=float) + 1e-12)
@@ -246,19 +248,29 @@ def measured_here(measured: pd.DataFrame, scenario: Scenario, batch: int, gamma:
         low[makes], high[makes] = (np.asarray(edge, dtype=float) for edge in calculator.speedup_band(*at))
     values = own["value"].to_numpy(dtype=float)
     outside = [None if np.isnan(m) else bool(not lo <= v <= hi) for m, lo, hi, v in zip(model, low, high, values)]
-    return own.assign(alpha=alphas, model_speedup=model, model_low=low, model_high=high, outside_range=outside)
+    _, ceiling_high = calculator.speedup_band(scenario, 1.0, gamma, batch, scenario.context)
+    return own.assign(alpha=alphas, model_speedup=model, model_low=low, model_high=high, outside_range=outside,
+                      ceiling_high=float(ceiling_high))
 
 
 def measured_notice(row: pd.Series) -> Notice:
     """A row of :func:`measured_here` as the calculator's headline notes say it: the measurement and the
     model's figure at its acceptance (``calc.measured_here``); one outside the model's band says to
     calibrate (``calc.measured_here_outside``); one the model cannot price (no acceptance length, or
-    one no draft of its γ makes) says how it was measured instead (``calc.measured_here_no_length``)."""
+    one no draft of its γ makes) says how it was measured instead (``calc.measured_here_no_length``), and
+    where it lies above the band's top at α = 1, that no acceptance prices it
+    (``calc.measured_here_above_ceiling``)."""
     said = dict(batch=int(row["batch"]), gamma=int(row["gamma"]), value=float(row["value"]),
                 metric=Notice(f"metric.{row['metric']}"),
                 series=str(row["series"]) if isinstance(row["series"], str) else str(row["study"]))
     if math.isnan(row["model_speedup"]):
-        return Notice("calc.measured_here_no_length", **said, note=note_quoted(row["note"]))
+        # Above what α = 1 allows (a figure of decoding or of a whole request, which decoding bounds, not a
+        # TPOT under a load that also prefills): no acceptance prices it (an engineer's pass: AMD's 2.11×
+        # for DeepSeek-V3 + MTP on 8 MI300X stood without remark below the page's 1.04×, whose band at
+        # α = 1 ends at 1.64×).
+        above = row["value"] > row["ceiling_high"] and not (row["metric"] == "tpot_speedup" and pd.notna(row.get("prompt_tokens")))
+        return Notice("calc.measured_here_above_ceiling" if above else "calc.measured_here_no_length", **said,
+                      note=note_quoted(row["note"]), **({"high": float(row["ceiling_high"])} if above else {}))
     return Notice("calc.measured_here_outside" if row["outside_range"] else "calc.measured_here", **said,
                   length=float(row["acceptance_length"]), alpha=float(row["alpha"]), model=float(row["model_speedup"]),
                   low=float(row["model_low"]), high=float(row["model_high"]))

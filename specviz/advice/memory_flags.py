@@ -135,6 +135,11 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks:
     longest = scenario.longest_request
     if longest > 0:
         flags += [flags_of.context, str(int(longest))]
+        if notices is not None:
+            # Pasted as it is, the server refuses a longer request (a browser pass: "--max-model-len 1024"
+            # from the context's default, said nowhere).
+            notices.append(Notice("command.context_flag", flag=flags_of.context, longest=int(longest),
+                                  batch_flag=flags_of.batch))
     if (beyond := scenario.beyond_positions()) is not None:
         problems.append(Notice("command.beyond_positions", **beyond, engine=engine, flag=flags_of.context))
     if (beyond := scenario.draft_beyond_positions()) is not None:

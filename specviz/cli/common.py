@@ -10,7 +10,6 @@ keys, CSV columns, ids, numbers) never changes with the language."""
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import math
 import os
@@ -235,17 +234,9 @@ def linked_scenario(link: str, presets: scenario.Presets, overrides: dict[str, s
     return chosen
 
 
-# What a link's scenario is read from; a page reads other parameters of its own (view, claim_batch, ...).
-_SCENARIO_NAMES = (*scenario.CHOICES, *scenario.FIELDS, "workload")
-
-
 def _refuse_near_names(params: dict[str, str]) -> None:
-    """Refuse a parameter that is no scenario's but reads nearly as one (``gama``, ``Batch``): a typo,
-    which the link's reader would otherwise drop without a word, at the default (a CLI pass: gamma 4
-    and batch 64 for "gama=2&Batch=8"). A page's own parameters resemble none of them."""
-    near = {name: found[0] for name in params if name not in _SCENARIO_NAMES
-            and (found := difflib.get_close_matches(name.lower(), _SCENARIO_NAMES, n=1, cutoff=0.8))}
-    if near:
+    """Refuse a parameter that is no scenario's but reads nearly as one (:func:`specviz.scenario.near_names`)."""
+    if near := scenario.near_names(list(params)):
         raise UsageError("cli.link.near_name", names=", ".join(f"{name!r} ({meant}?)" for name, meant in near.items()))
 
 
