@@ -350,6 +350,16 @@ def import_ids(capsys, db: str) -> dict[str, list[str]]:
 
 
 class TestStoreCommands:
+    @pytest.mark.parametrize("where", ["option", "setting"])
+    def test_a_store_in_memory_is_refused(self, capsys, monkeypatch, where):
+        """An attack pass: `ingest --db :memory:` reported one run imported, which no later command could
+        find: the store ended with the command."""
+        if where == "setting":
+            monkeypatch.setenv("SPECVIZ_DB", ":memory:")
+        given = ["--db", ":memory:"] if where == "option" else []
+        code, out, err = run(capsys, "ingest", *given, str(ROOT / "tests/fixtures/vllm_bench_spec_decode.json"))
+        assert code == 2 and out == "" and "a store in memory (:memory:) ends with the command" in err
+
     def test_a_reader_that_stops_early_ends_it_quietly(self, tmp_path):
         """`specviz runs | head -1` printed "specviz: error: [Errno 32] Broken pipe"."""
         db, many = str(tmp_path / "p.duckdb"), tmp_path / "many.csv"

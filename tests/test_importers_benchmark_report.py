@@ -853,6 +853,12 @@ class TestExportCommand:
         assert cli.main(["export", run_id, "--format", "benchmark-report", "--db", str(db),
                          "--output", str(tmp_path / "." / "c.duckdb")]) == 2
         assert "is the store itself" in capsys.readouterr().err and db.read_bytes() == before
+        # Nor the files DuckDB keeps beside it, its write-ahead log above all (an attack pass).
+        for beside in ("c.duckdb.wal", "c.duckdb.tmp"):
+            assert cli.main(["export", run_id, "--format", "benchmark-report", "--db", str(db),
+                             "--output", str(tmp_path / beside)]) == 2
+            assert "is the store itself or a file it keeps beside it" in capsys.readouterr().err
+            assert not (tmp_path / beside).exists()
         # A folder, or a file in a folder that is not there: said as such, not as "[Errno 21] Is a
         # directory" (a CLI pass).
         for output, detail in ((tmp_path, "Is a directory"), (tmp_path / "no" / "r.yaml", "No such file or directory")):

@@ -418,6 +418,16 @@ class TestSpecDecodeStates:
         assert state.acceptance_rate is None and state.acceptance_length is None and state.alpha_iid is None
         assert state.absent["acceptance_rate"] == Notice("prom.absent.more_accepted", accepted=120.0, drafted=30.0)
 
+    def test_more_draft_tokens_a_draft_than_any_engine_drafts_is_no_run(self):
+        """An attack pass: 1e300 draft tokens and as many accepted over one draft read "acceptance length
+        1000000000000000052504760…", 300 digits, on the Live page."""
+        state = one(vllm_exposition(1, 1e300, 1e300, [1, 1, 1]))
+        assert state.acceptance_length is None and state.acceptance_rate is None and state.num_speculative_tokens is None
+        said = state.absent["acceptance_length"]
+        assert said.key == "prom.absent.per_draft" and said.params["most"] == live_states.MOST_TOKENS_PER_DRAFT
+        assert "1e+300 draft tokens over 1 draft in this period" in i18n.message(said, "en")
+        assert one(vllm_exposition(10, 30, 12, [6, 4, 2])).acceptance_length == pytest.approx(2.2)
+
     def test_a_counter_left_out_is_named_as_left_out_not_as_unexported(self):
         """A drafts counter of NaN made `specviz metrics` say the scrape "holds no" such counter (the
         attack pass): it holds one, broken. Another model's NaN leaves this one's reason alone."""

@@ -317,7 +317,11 @@ def open_store(path: Path | None, *, create: bool = False) -> Store:
     had made an empty store and printed ``[]``; ``ingest --db /nonexistent/dir/x.duckdb``, its folders).
     The default store is made where it is missing, as the app makes it."""
     named = path if path is not None else (settings.get("SPECVIZ_DB") if settings.chosen("SPECVIZ_DB") else None)
-    if named is not None and str(named) != ":memory:" and not Path(named).exists():
+    if named is not None and str(named) == ":memory:":
+        # A store in memory ends with the command: an import into it was reported and then was gone (an
+        # attack pass: "runs": 1, then `runs --db :memory:` gave []).
+        raise UsageError("cli.store.in_memory")
+    if named is not None and not Path(named).exists():
         if not create:
             raise UsageError("cli.store.missing", path=str(named))
         if not Path(named).parent.is_dir():

@@ -88,12 +88,22 @@ def _run_store_command(args: argparse.Namespace) -> str:
 
 
 
+def _is_the_stores(output: Path, database: Path) -> bool:
+    """Whether ``output`` is the store's file or one DuckDB keeps beside it (its write-ahead log
+    ``.wal``, its ``.tmp`` folder), by name or as the same file: a report written over the log loses
+    the writes it holds that are not yet in the store (an attack pass)."""
+    own = [database, *(database.with_name(database.name + suffix) for suffix in (".wal", ".tmp"))]
+    if output.resolve() in {path.resolve() for path in own}:
+        return True
+    return output.exists() and any(path.exists() and output.samefile(path) for path in own)
+
+
 def _export(args: argparse.Namespace) -> tuple[str, int]:
     """The runs' benchmark reports, on stdout or in ``--output`` (then a JSON summary on stdout);
     each run's fields that the standard has no place for are named on stderr."""
     syntax = args.syntax or ("json" if args.output and args.output.suffix.lower() == ".json" else "yaml")
     database = Path(args.db or settings.get("SPECVIZ_DB"))
-    if args.output is not None and args.output.exists() and database.exists() and args.output.samefile(database):
+    if args.output is not None and _is_the_stores(args.output, database):
         raise UsageError("cli.export.output_is_store", output=str(args.output))
     store = open_store(args.db)
     try:

@@ -255,6 +255,9 @@ def spec_decode_states(current: Snapshot, previous: Snapshot | None = None,
     return states
 
 
+# Draft tokens per draft past which counters are no run's: vLLM's and SGLang's drafts propose tens of
+# tokens a step at most (suffix decoding's default tree depth is 24, a block drafter's block 16).
+MOST_TOKENS_PER_DRAFT = 1024
 # The figures a derived figure needs: where it is absent for want of one, it gives that one's reason.
 _INPUTS = {
     "acceptance_rate": ("accepted_tokens", "draft_tokens"),
@@ -313,6 +316,12 @@ def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, prev
             "prom.absent.more_accepted", accepted=accepted, drafted=draft_tokens)
         acceptance_rate = acceptance_length = None
     gamma = _ratio(draft_tokens, drafts, "num_speculative_tokens", "drafts", absent)
+    if gamma is not None and gamma > MOST_TOKENS_PER_DRAFT:
+        # No engine drafts so many a step: counters such as these are no run's (an attack pass: 1e300
+        # tokens over one draft read "acceptance length 1000000000000000052504760…", 300 digits).
+        absent["num_speculative_tokens"] = absent["acceptance_length"] = absent["acceptance_rate"] = Notice(
+            "prom.absent.per_draft", tokens=draft_tokens, drafts=drafts, most=MOST_TOKENS_PER_DRAFT)
+        gamma = acceptance_rate = acceptance_length = None
     gauges = {role: _gauge(roles, role, engine, absent)
               for role in ("reported_acceptance_rate", "reported_acceptance_length", "system_efficiency")}
 

@@ -140,11 +140,17 @@ def _acceptance(run: RunBuilder, specs: list[dict[str, Any]], columns: dict[str,
     if known.size == 1:
         run.set("num_speculative_tokens", known[0], source="num_spec_tokens")
         histogram = _histogram(specs, int(known[0]))
-        if histogram is not None and histogram.sum() > 0:
+        with np.errstate(over="ignore"):
+            total = 0.0 if histogram is None else float(histogram.sum())
+        if not np.isfinite(total):
+            # Counts that sum past a float's range (an attack pass: the warning had named
+            # 'np.float64(nan)', a figure of specviz's own arithmetic, not of the file).
+            run.set("zero_accept_rate", total, source="acceptance_histogram (summed)")
+        elif total > 0:
             # steps that accepted at least p draft tokens, for p = 1 … γ
-            run.set("per_position_acceptance", list(np.cumsum(histogram[::-1])[::-1][1:] / histogram.sum()),
+            run.set("per_position_acceptance", list(np.cumsum(histogram[::-1])[::-1][1:] / total),
                     source="acceptance_histogram")
-            run.set("zero_accept_rate", histogram[0] / histogram.sum(), source="acceptance_histogram")
+            run.set("zero_accept_rate", histogram[0] / total, source="acceptance_histogram")
     elif known.size > 1:
         run.keep("num_spec_tokens", known.tolist())
 
