@@ -146,9 +146,12 @@ def scenario_sidebar(lang: str) -> None:
                     was=int(before["tp"]) * int(before["dp"] or 1), gpu=in_language(gpu.name, lang)))
     show_url_notices(side, lang)
     # A parameter that reads nearly as a scenario's is a typo, which would leave its knob at the default
-    # without a word (a browser pass: "gama=3" showed γ 4); said once, and taken out of the address.
+    # without a word (a browser pass: "gama=3" showed γ 4); said once, over the page (in the sidebar it
+    # was below the fold, and hidden on a phone), and taken out of the address.
     for name, meant in scenario.near_names(list(st.query_params)).items():
-        side.warning(md("url.near_name", lang, param=name, meant=meant))
+        # Where the link gives the parameter it resembles too, that one is read (gamma=5&Gamma=3: γ 5).
+        st.warning(md("url.near_name_given" if meant in st.query_params else "url.near_name", lang, param=name,
+                      meant=meant))
         del st.query_params[name]
     st.session_state.pop("scenario", None)
     try:

@@ -41,7 +41,8 @@ def open_example() -> None:
     other choice at its default, and its claim here with nothing else stated. The address it replaces
     is kept for a link back (a manager's pass: the example wiped the claim being checked, and Back did
     not bring it back)."""
-    st.session_state[BEFORE_EXAMPLE] = {key: st.query_params.get_all(key) for key in st.query_params}
+    if not st.session_state.get(BEFORE_EXAMPLE):  # a second press would link back to the example itself
+        st.session_state[BEFORE_EXAMPLE] = {key: st.query_params.get_all(key) for key in st.query_params}
     forget_controls()
     for key in (*scenario.CHOICES, *scenario.FIELDS):  # the link's choices and fields too: the example states them all
         st.query_params.pop(key, None)

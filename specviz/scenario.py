@@ -32,7 +32,7 @@ __all__ = ["CUSTOM", "PAGE_PATHS", "Field", "FIELDS", "COST_KNOBS", "CHOICES", "
            "DATA_PARALLEL", "EXPERT_PARALLEL", "PREFILL",
            "DRAFT_KINDS", "Presets", "Scenario", "load_presets", "preset_costs", "model_group", "model_choices",
            "default_draft", "draft_choices", "resolve_draft", "expanded_compute", "custom_draft", "head_mismatch", "vocab_mismatch", "resolve_precision", "memory_use", "largest_batch", "default_parallel",
-           "knobs_off_preset", "holds_default_point", "to_query_params", "from_query_params", "near_names",
+           "knobs_off_preset", "holds_default_point", "to_query_params", "from_query_params", "LINK_NAMES", "near_names",
            "published_acceptance"]
 
 Mode = Literal["step", "ratios"]

@@ -115,9 +115,6 @@ SETTINGS: tuple[Setting, ...] = (
             "Address space one SQL console query may take, in bytes, beyond what its process holds "
             "before the query runs (DuckDB's own memory limit is half of it)."),
     Setting("SPECVIZ_SQL_MAX_CHARS", "20000", int, "Longest SQL console statement accepted, in characters."),
-    Setting("SPECVIZ_SQL_MAX_GROUPING_SETS", "4096", int,
-            "Most grouping sets a SQL console statement's ROLLUP, CUBE and GROUPING SETS may make (DuckDB "
-            "expands them while it parses, in the app's own process)."),
     Setting("SPECVIZ_SQL_WORKERS", "2", int,
             "SQL console queries that run at once per app process; others wait, within their time limit."),
     Setting("SPECVIZ_MAX_CONFIG_BYTES", "1000000", int,

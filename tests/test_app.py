@@ -112,12 +112,16 @@ def paragraphs(at: AppTest) -> list[str]:
 class TestCalculatorPage:
     def test_a_link_parameter_that_reads_as_a_typo_is_said(self):
         """"gama=3" had left γ at 4 without a word on the page, where the command line refuses it (a
-        browser pass). Said once in the sidebar, and taken out of the address."""
+        browser pass). Said once over the page, and taken out of the address."""
         at = make_app(gama="3")
-        said = [w.value for w in at.sidebar.warning if "gama" in w.value]
+        said = [w.value for w in at.main.warning if "gama" in w.value]
         assert said == ["The link names no parameter “gama”: a typo of gamma? It is left out, and gamma stays at its default."]
         assert "gama" not in at.query_params and not at.exception
-        assert not [w for w in make_app(view="batch").sidebar.warning if "typo" in w.value]
+        assert not [w for w in make_app(view="batch").warning if "typo" in w.value]
+        # Beside the parameter it resembles, that one is read, and said to be.
+        both = make_app(gamma="5", Gamma="3")
+        assert [w.value for w in both.main.warning if "Gamma" in w.value] == [
+            "The link names no parameter “Gamma”: a typo of gamma? It is left out, and gamma is read as the link gives it."]
 
     def test_given_ratios_say_no_range(self):
         """Simple ratios are given, not estimated: "Best γ here 12 (4.22×, likely 4.22–4.22×)" (a browser pass)."""
@@ -3322,6 +3326,9 @@ class TestClaimsPage:
         given = {"gpu": "B200", "target": "DeepSeek-V3", "draft": "mtp", "tp": "8", "claim": "2x"}
         assert {k: v[0] for k, v in link.items() if k in given} == given
         assert at.sidebar.selectbox(key="gpu").value == "Trainium2"
+        # Pressed again, it still leads back to the claim, not to the example (a review).
+        at.button(key="claims_example").click().run()
+        assert [c.value for c in at.caption if "back to them" in c.value] == [back]
 
     def test_what_the_sentence_leaves_to_the_sidebar_is_said(self):
         """"2x at batch 32 on 4 GB200 with TensorRT-LLM" names no draft: "unlikely" rests on the sidebar's,

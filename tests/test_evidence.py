@@ -204,6 +204,18 @@ class TestMeasuredHere:
         assert evidence.measured_notice(loaded.iloc[0]).key == "calc.measured_here_no_length"
 
 
+class TestSameSetupExpertParallel:
+    def test_a_row_that_says_its_expert_parallelism_matches_only_a_scenario_with_the_same(self):
+        """vLLM's DSpark runs on 8 B300s ran with expert parallelism; a scenario without it had matched
+        all 18 of them as this very setup (a review). Rows that do not say match either."""
+        published = explorer.speedup_rows(explorer.load_published(DATA))
+        found = lambda ep: evidence.same_setup(evidence.comparable_published(published, chosen(ep), PRESETS), chosen(ep), 16)
+        chosen = lambda ep: make_scenario(gpu="B300", target="DeepSeek-V4-Pro", draft="block", tp="8", ep=ep)
+        assert len(found("on")) == 18 and found("off").empty
+        unsaid = published.assign(ep=np.nan)
+        assert len(evidence.same_setup(evidence.comparable_published(unsaid, chosen("off"), PRESETS), chosen("off"), 16)) == 18
+
+
 class TestPairAcceptance:
     def test_the_highest_published_for_the_pair_by_its_drafts_id(self):
         """gpt-oss-120b with EAGLE-3 was published at 0.67 (SpecDrift, MT-Bench); a pair with none has none."""

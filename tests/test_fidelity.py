@@ -48,6 +48,10 @@ class TestSeriesOf:
         assert all(list(p.batch) == [1, 16, 32, 64, 128, 256] and p.acceptance_length.isna().all() for _, p in dspark)
         assert not any(s.ep for s, _ in SERIES if "DSpark" not in s.name)
 
+    def test_a_row_s_expert_parallelism_is_read_in_any_case(self):
+        assert [fidelity.expert_parallel(cell) for cell in (" On ", "true", "off", "0", "", np.nan, "maybe")] == [
+            True, True, False, False, None, None, None]
+
     @pytest.mark.parametrize("benchmark, printed", [
         ("MT-Bench", [1.55, 1.29, 1.35, 1.28, 1.27, 1.09, 1.05]),
         ("HumanEval", [1.55, 1.53, 1.45, 1.35, 1.31, 1.37, 1.23]),

@@ -217,14 +217,18 @@ class TestHostileResponses:
     def test_a_histogram_summing_past_a_float_s_range_is_said_as_such(self):
         """An attack pass: counts of 1e308 summed to infinity, and the warning named 'np.float64(nan)',
         a figure of specviz's arithmetic the file never held; nothing wrong is stored either way."""
-        data = json.dumps(_response(acceptance_histogram=[1e308, 1e308, 3])).encode()
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")  # no overflow warning from numpy either
-            parsed = importers.parse("big.json", data)
-        (run,) = parsed.runs
-        assert "per_position_acceptance" not in run and "zero_accept_rate" not in run
-        said = [(w.key, w.params) for w in parsed.warnings if w.key == "warn.rejected.finite"]
-        assert said and said[0][1]["source"] == "acceptance_histogram (summed)" and "nan" not in str(said[0][1]["value"])
+        # One request whose counts overflow, and two whose sums across requests do (a review).
+        for records in ([_response(acceptance_histogram=[1e308, 1e308, 3])],
+                        [_response(acceptance_histogram=[1e308, 0, 2])] * 2):
+            data = "\n".join(json.dumps(r) for r in records).encode()
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # no overflow warning from numpy either
+                parsed = importers.parse("big.jsonl", data)
+            (run,) = parsed.runs
+            assert "per_position_acceptance" not in run and "zero_accept_rate" not in run
+            said = [w for w in parsed.warnings if w.key == "warn.histogram_overflow"]
+            assert [w.params for w in said] == [{"field": "acceptance_histogram"}]
+            assert "nan" not in t(said[0].key, "en", **said[0].params)
 
     def test_an_error_response_is_a_failed_request(self):
         error = {"error": {"message": "too long", "type": "BadRequestError", "param": None, "code": 400}}

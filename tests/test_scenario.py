@@ -4,6 +4,7 @@ carry a scenario there and back."""
 import math
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -161,6 +162,26 @@ class TestKnobsOffPreset:
     def test_each_knob_that_differs_with_its_preset(self):
         moved = replace(DEFAULT, costs=replace(DEFAULT.costs, mfu=0.9, token_us=12.0))
         assert scenario.knobs_off_preset(moved) == {"mfu": (0.9, 0.6), "token_us": (12.0, 5.0)}
+
+
+class TestNearNames:
+    def test_a_typo_reads_as_the_parameter_it_resembles(self):
+        assert scenario.near_names(["gama", "Batch", "alpah", "gamma", "view"]) == {
+            "gama": "gamma", "Batch": "batch", "alpah": "alpha"}
+
+    def test_no_page_s_own_parameter_reads_as_a_typo(self):
+        """The app takes a parameter that reads as a typo out of the address: a page's own would lose
+        its value (a review: exp_context is 0.78 alike to context, against the cutoff's 0.8). Every key a
+        page binds or reads, found in its source, and the ones it names through a variable."""
+        root = Path(__file__).resolve().parent.parent
+        keys = set()
+        for path in [root / "app.py", *(root / "pages").glob("*.py"), *(root / "pages" / "parts").glob("*.py")]:
+            text = path.read_text()
+            keys |= set(re.findall(r'key=f?"([a-z][a-z0-9_]*)"', text))
+            keys |= set(re.findall(r'query_params(?:\.get_all|\.get|\.pop)?[\[(]"([a-z][a-z0-9_]*)"', text))
+            keys |= set(re.findall(r'"((?:claim|exp|live|serve|sglang|trtllm)_[a-z_]+)"', text))
+        keys |= {"claim", "view", "lang", "live_url_name", "live_prometheus_name"}  # named through variables
+        assert len(keys) > 70 and scenario.near_names(sorted(keys)) == {}
 
 
 class TestFromQueryParams:

@@ -184,6 +184,14 @@ def optimistic_top(batches: pd.DataFrame) -> float:
     return float(batches.loc[batches["counted"], "ceiling_high"].max())
 
 
+def below(top: float, claim: float, decimals: int = 2) -> float:
+    """``top``, which falls short of ``claim``, as a reason says it: rounded down where rounding would
+    reach the claim (a browser pass: "cannot reach 3.00×: the most the model allows … is 3.00×" for a
+    top of 2.997×)."""
+    step = 10.0 ** -decimals
+    return math.floor(top / step) * step if round(top, decimals) >= claim else top
+
+
 def best_at_measured_alpha(batches: pd.DataFrame) -> pd.Series:
     """The row of :attr:`ClaimCheck.batches`, among those the claim counts, where the figure at the
     measured α is highest: the batch and γ the verdict, the calculator's link and a workload's figure
@@ -255,7 +263,8 @@ def verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: 
     none = NO_BATCHES
     if math.isnan(holds[1]):
         return ("impossible", Notice("claims.verdict.impossible", **setting),
-                [Notice("claims.reason.out_of_reach", claim=claim.speedup, high=optimistic_top(batches)), *ceilings], [],
+                [Notice("claims.reason.out_of_reach", claim=claim.speedup, high=below(optimistic_top(batches), claim.speedup)),
+                 *ceilings], [],
                 none)
     acceptance: list[Notice] = []
     if (least := easiest(scenario, required)) is not None:

@@ -20,7 +20,9 @@ are kind) come from the band at α = 1 in the same way.
 
 * ``impossible``: even with every draft token accepted, the band's high edge stays below S* at every
   batch and γ the claim allows, and no published measurement of this very setup reaches S* (one
-  that does makes it ``conditional``: beyond the model, not beyond measurement);
+  that does makes it ``conditional``: beyond the model, not beyond measurement); at the engine
+  preset's costs, a claim within the presets' median miss before calibration of that edge is
+  ``conditional`` too, on costs below the preset's (``claims.verdict.near_reach``);
 * ``plausible``: at the acceptance the user measured on their own traffic, the band's low edge
   reaches S* at the γ the model finds best (at the claim's batch, or at some batch when it names
   none);
@@ -129,7 +131,8 @@ class ClaimCheck:
         vLLM-style ``acceptance_rate`` and the ``acceptance_length`` of ``alpha_needed``; and, with a
         measured α, ``at_alpha``, ``at_alpha_low``, ``at_alpha_high``.
     batches : DataFrame
-        One row per batch of the grid (with the claim's batch): ``batch``, ``counted`` (the claim's
+        One row per batch of the grid (with the claim's batch, and the batches where a range of them
+        begins or ends): ``batch``, ``counted`` (the claim's
         batch, or every batch when it names none), the most any γ gives at α = 1 (``ceiling``) and
         the most at each edge of its band (``ceiling_low``, ``ceiling_high``), the γ of that highest
         (``ceiling_high_gamma``) and the most the memory holds with it (``ceiling_high_held``), and with a measured α
@@ -320,7 +323,9 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     speedup with every draft token accepted, and its band; the α the claim needs at the claim's batch
     (else where S(1) is highest), α = E⁻¹(S*·E(1, γ) / S(1)), for the model and for each edge of the
     band; and, with a measured α, the speedup there at the γ the model finds best at each batch. Only
-    the claim's batch counts for the verdict when it names one; the grid is there for the chart.
+    the claim's batch counts for the verdict when it names one; the grid is there for the chart. A
+    claim that names none adds every batch between two grid points where a range of batches where it
+    holds begins or ends, so that each range ends where it does (:func:`_between_turns`).
     A batch the memory does not hold with the draft at that γ (:func:`specviz.scenario.largest_batch`,
     as :func:`specviz.calculator.memory_fit` finds it) has no speedup: the grid stops at the largest
     one that fits, which it includes, and a claim at a batch that fits at no γ is ``impossible``
@@ -378,13 +383,15 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
 
     ceiling, low, high = at_full_acceptance(grid)
     if claim.batch is None:
-        # The batches where the claim can hold end exactly where they do, not at the chart's grid: every
-        # batch between two grid points where reaching turns is priced too (a manager's pass: "batches
-        # 1–91" on the grid, where batch 93, asked alone, was conditional).
-        reaches = np.fmax.reduce(high, axis=0) >= claim.speedup
-        turns = np.flatnonzero(reaches[1:] != reaches[:-1])
-        between = [np.arange(grid[i] + 1, grid[i + 1]) for i in turns]
-        if between and (extra := np.concatenate(between)).size:
+        # The batches where the claim can hold end exactly where they do, not at the chart's grid (a
+        # manager's pass: "batches 1–91" on the grid, where batch 93, asked alone, was conditional):
+        # the ranges at α = 1 and, with a measured α, at it (its band's edges and its figure).
+        edges = [high]
+        if claim.alpha is not None:
+            share = (np.asarray(step_scenario.expected_tokens(claim.alpha, gammas), dtype=float)
+                     / np.asarray(step_scenario.expected_tokens(1.0, gammas), dtype=float))[:, None]
+            edges += [share * low, share * ceiling, share * high]
+        if (extra := _between_turns(grid, edges, claim.speedup)).size:
             grid = np.union1d(grid, extra)
             ceiling, low, high = at_full_acceptance(grid)
     counted = grid == claim.batch if claim.batch is not None else np.ones(grid.size, dtype=bool)
@@ -487,10 +494,23 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
         # pass: the red "Impossible" was read, and the reason below it, that calibration could reach the
         # claim, was not).
         verdict, headline = "conditional", Notice("claims.verdict.near_reach", **headline.params)
+        conditions = [Notice("claims.condition.costs_below_preset", claim=claim.speedup, high=top,
+                             above=claim.speedup / top - 1.0, miss=calibration.PRESET_MEDIAN_MISS,
+                             points=calibration.PRESET_POINTS)]
         reasons.append(Notice("claims.reason.near_reach", high=top, lifted=lifted,
                               miss=calibration.PRESET_MEDIAN_MISS, points=calibration.PRESET_POINTS))
     return ClaimCheck(claim, verdict, headline, reasons, conditions, best, required, batches, *holds, *yours,
                       memory_limit, memory_gamma)
+
+
+def _between_turns(grid: np.ndarray, edges: list[np.ndarray], speedup: float) -> np.ndarray:
+    """Every batch strictly between two adjacent batches of ``grid`` where one of ``edges`` (speedups
+    per γ and batch; the best γ at each batch counts) turns from reaching ``speedup`` to not, or back:
+    priced too, they put the ends of each range of batches where they are."""
+    turns = {int(i) for edge in edges
+             for i in np.flatnonzero(np.diff((np.fmax.reduce(edge, axis=0) >= speedup).astype(int)))}
+    between = [np.arange(grid[i] + 1, grid[i + 1]) for i in sorted(turns)]
+    return np.concatenate(between) if between else np.array([], dtype=grid.dtype)
 
 
 def calculator_point(check: ClaimCheck, scenario: Scenario) -> dict[str, float]:

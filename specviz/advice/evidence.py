@@ -22,7 +22,7 @@ import pandas as pd
 from specviz import calculator, names
 from specviz.advice import claim_over, claim_words
 from specviz.errors import InputError, Notice
-from specviz.model import architecture, dtypes, roofline, spec
+from specviz.model import architecture, dtypes, fidelity, roofline, spec
 from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Presets, Scenario, largest_batch, published_acceptance
 
@@ -120,7 +120,8 @@ def same_setup(measured: pd.DataFrame, scenario: Scenario, gamma_max: int, any_c
     (:func:`specviz.advice.claim_over.first_method`; else its ``draft``) being the scenario's draft
     (a head of a named checkpoint, such as SpecForge's for gpt-oss-120b, is matched by none: no row
     says whose head it ran); the same weights, component by component (where the row states its
-    ``weight_dtype``), and a context within a factor of two of the row's (where it states one). A
+    ``weight_dtype``), expert parallelism (where it states its ``ep``), and a context within a factor of
+    two of the row's (where it states one). A
     looser match had let P-EAGLE at γ 7 stand for EAGLE-3 at γ 1, 8 H100s under gpt-fast at 32,000
     positions for one under vLLM, the EAGLE-3 paper's heads (``draft`` eagle, the step model's kind
     for their cost) for EAGLE's, an MXFP4 run for BF16 experts and a 3,600-token run for 100,000
@@ -139,7 +140,10 @@ def same_setup(measured: pd.DataFrame, scenario: Scenario, gamma_max: int, any_c
     context = pd.to_numeric(column("context"), errors="coerce")
     near = any_context | context.isna() | ((scenario.context >= context / 2) & (scenario.context <= context * 2))
     weights = column("weight_dtype").map(lambda stated: _same_weights(stated, scenario)).astype(bool)
-    return own[(drafting == scenario.draft_id) & weights & near]
+    # Expert parallelism where the row says (DSpark's runs on 8 B300s had matched a scenario without
+    # it: a review).
+    parallel = column("ep").map(fidelity.expert_parallel).map(lambda said: said is None or said == scenario.ep)
+    return own[(drafting == scenario.draft_id) & weights & near & parallel.astype(bool)]
 
 
 def _same_weights(stated: object, scenario: Scenario) -> bool:

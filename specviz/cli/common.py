@@ -31,7 +31,8 @@ from specviz.results.store import Store
 FORMAT = dict(choices=("json", "csv", "md"), default="json", help="output format")
 """The ``--format`` option of a command that prints rows."""
 DB = dict(type=Path, default=None, help="DuckDB file (default: the SPECVIZ_DB setting); one named here or there must "
-                                        "exist, but for ingest and record, which make it in a folder that exists")
+                                        "exist, but for ingest and record, which make it in a folder that exists; "
+                                        "not :memory:, which would end with the command")
 """The ``--db`` option of a command that opens the store."""
 
 

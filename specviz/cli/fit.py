@@ -19,14 +19,14 @@ import numpy as np
 
 from specviz import i18n, scenario, settings
 from specviz.errors import InputError, Notice
-from specviz.model import architecture, calibration, dtypes, hf_config, roofline, step
+from specviz.model import architecture, calibration, dtypes, fidelity, hf_config, roofline, step
 
 from .common import FORMAT, UsageError, cause, config_model, format_rows, json_text, plain, read_limited, words
 
 FIT_COLUMNS = ("series", "gpu", "target", "draft", "gamma", "batch", "context", "acceptance_length")
 FIT_OPTIONAL_COLUMNS = ("tp", "dp", "ep", "weight_dtype", "kv_dtype", "engine", "tree_tokens", "draft_kv_budget")
 # How a cell says expert parallelism is on or off.
-_EP_WORDS = {"": False, "off": False, "0": False, "false": False, "on": True, "1": True, "true": True}
+_EP_WORDS = {"": False, **fidelity.EP_WORDS}
 _DRAFT_KINDS = (*scenario.DRAFT_KINDS, "self")
 # Drafts that name their model after the kind: "block:<model>", "eagle3:<head config>".
 _NAMED_KINDS = ("block", "eagle", "eagle3", "peagle")

@@ -88,7 +88,7 @@ def _run_store_command(args: argparse.Namespace) -> str:
 
 
 
-def _is_the_stores(output: Path, database: Path) -> bool:
+def _is_store_or_beside_it(output: Path, database: Path) -> bool:
     """Whether ``output`` is the store's file or one DuckDB keeps beside it (its write-ahead log
     ``.wal``, its ``.tmp`` folder), by name or as the same file: a report written over the log loses
     the writes it holds that are not yet in the store (an attack pass)."""
@@ -103,7 +103,7 @@ def _export(args: argparse.Namespace) -> tuple[str, int]:
     each run's fields that the standard has no place for are named on stderr."""
     syntax = args.syntax or ("json" if args.output and args.output.suffix.lower() == ".json" else "yaml")
     database = Path(args.db or settings.get("SPECVIZ_DB"))
-    if args.output is not None and _is_the_stores(args.output, database):
+    if args.output is not None and _is_store_or_beside_it(args.output, database):
         raise UsageError("cli.export.output_is_store", output=str(args.output))
     store = open_store(args.db)
     try:

@@ -38,7 +38,7 @@ from .processes import refuse_other_server, restarted_processes
 from .promql import counter_increase, histogram_quantile
 from .roles import CUMULATIVE, MEANING_LABELS, OUTPUT_ROLE, ROLES, SPEC_ROLES, engine_of, metric_name
 
-__all__ = ["SpecDecodeState", "spec_decode_states", "accepted_past_gamma"]
+__all__ = ["SpecDecodeState", "spec_decode_states", "accepted_past_gamma", "MOST_TOKENS_PER_DRAFT"]
 
 @dataclass(frozen=True)
 class SpecDecodeState:
@@ -255,8 +255,9 @@ def spec_decode_states(current: Snapshot, previous: Snapshot | None = None,
     return states
 
 
-# Draft tokens per draft past which counters are no run's: vLLM's and SGLang's drafts propose tens of
-# tokens a step at most (suffix decoding's default tree depth is 24, a block drafter's block 16).
+# Draft tokens per draft past which counters are no run's: 64 times the most any published run drafts
+# a step (data/published_results.csv: γ up to 11, a tree of 26 tokens; z-lab's DFlash drafters propose
+# blocks of 16, z-lab/Qwen3-8B-DFlash-b16), far past any engine's, far short of an exporter's garbage.
 MOST_TOKENS_PER_DRAFT = 1024
 # The figures a derived figure needs: where it is absent for want of one, it gives that one's reason.
 _INPUTS = {

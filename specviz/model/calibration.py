@@ -71,12 +71,14 @@ MODEL_ERROR = (-0.128, 0.123)
 MODEL_ERROR_POINTS = 113
 # The same held-out points of the 2025-2026 series priced before any calibration, as the calculator and
 # Claims price a setting (specviz.model.fidelity.at_presets: the engine preset's prior draws, E the
-# points' own acceptance length; the 31 of those 51 points whose series print one): the central figure
+# points' own acceptance length; the 31 of those 63 points whose series print one): the central figure
 # lies below every measurement, by a median of 22.6 % (worst 37.4 %), and the band widened by MODEL_ERROR
 # holds 71 % of them (29 % unwidened), short of its 80 %. All but one are the P-EAGLE post's gpt-oss-20b on
 # one B200: one setting the presets price low, not a spread to widen every band by (over the 2023-2024
 # block's 24 points as well, the widened band holds 84 %). A calibration on two of one's own runs is what
-# brings the misses to MODEL_ERROR's. tests/test_fidelity.py recomputes them.
+# brings the misses to MODEL_ERROR's. Claims does not call a claim impossible that the median miss would
+# bring within reach, but makes costs below the preset's its condition, saying where the figure comes
+# from (specviz.advice.claims, claims.condition.costs_below_preset). tests/test_fidelity.py recomputes them.
 PRESET_POINTS, PRESET_MEDIAN_MISS, PRESET_BAND_HOLDS = 31, 0.226, 0.71
 # Prior draws per fit, and E values per draw where E is fitted: 400 × 48 = 19,200 candidate knob
 # sets, evaluated at once in about 0.02 s a series (bench/bench_fidelity.py runs 15 in 0.3 s).

@@ -41,10 +41,18 @@ import pandas as pd
 from . import architecture, calibration, dtypes, hf_config, roofline, spec, step
 
 __all__ = ["Setting", "Calibrator", "series_of", "held_out", "summarise", "model_error", "coverage", "constant_cost",
-           "step_v2", "at_presets", "UNKNOWN_CONTEXT"]
+           "step_v2", "at_presets", "UNKNOWN_CONTEXT", "EP_WORDS", "expert_parallel"]
 
 # Where a study gives no context length (MT-Bench turns), a short chat's prompt and answer.
 UNKNOWN_CONTEXT = 512
+# How a row of published results or of measured runs writes expert parallelism (its ``ep``).
+EP_WORDS = {"off": False, "0": False, "false": False, "on": True, "1": True, "true": True}
+
+
+def expert_parallel(cell: object) -> bool | None:
+    """A row's ``ep`` cell (:data:`EP_WORDS`, any case, blanks around it): True or False where it says
+    which, None where it is empty or says neither."""
+    return EP_WORDS.get(cell.strip().lower()) if isinstance(cell, str) else None
 
 
 @dataclass(frozen=True)
@@ -119,7 +127,7 @@ def series_of(published: pd.DataFrame, data_dir: Path, least_points: int = 3) ->
                           models.get(first["draft"]), None if pd.isna(budget) else float(budget), first["source"],
                           engines[first["engine"]], precision, str(first.get("generation", "")),
                           float(prompt) if served else 0.0, float(output) if served else 1.0, str(first["metric"]),
-                          first.get("ep") == "on")
+                          bool(expert_parallel(first.get("ep"))))
         points = pd.DataFrame({"batch": rows["batch"].astype(float),
                                "context": rows["context"].astype(float).fillna(UNKNOWN_CONTEXT),
                                "gamma": rows["gamma"].astype(float),

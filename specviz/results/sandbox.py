@@ -8,7 +8,8 @@ Layers, each of which holds on its own:
    (``json_serialize_sql``) must hold only query nodes that read (no ``DELETE``/``UPDATE``/``INSERT``
    inside a common table expression) and none of :data:`DENIED_FUNCTIONS` (settings, the
    environment, SQL run from a string). ``EXPLAIN ANALYZE`` (which executes) and EXPLAIN options
-   are refused.
+   are refused. The parse runs in the query's own process (layer 2), within its bounds: DuckDB
+   expands grouping sets while it parses, which took an app's process to gigabytes.
 2. **Process.** Every query runs in a new process of its own, forked from a server that has loaded
    the libraries and never runs a query itself (:mod:`specviz.results.query_server`), with an
    address-space limit (``RLIMIT_AS``, which also bounds single function calls such as a huge
@@ -53,8 +54,8 @@ from .query_server import start_query_process
 if TYPE_CHECKING:  # pandas loads only where a result becomes a frame
     import pandas as pd
 
-__all__ = ["Limits", "Snapshot", "QueryResult", "QueryError", "DENIED_FUNCTIONS", "NO_EXTENSIONS", "check_sql",
-           "grouping_sets", "distinct_names", "run_query"]
+__all__ = ["Limits", "Snapshot", "QueryResult", "QueryError", "DENIED_FUNCTIONS", "NO_EXTENSIONS", "check_length",
+           "check_sql", "distinct_names", "run_query"]
 
 # For every DuckDB connection specviz opens: DuckDB would otherwise download and load extensions on
 # its own (for an SQLite file, a remote URL, a file format it lacks).
@@ -119,9 +120,6 @@ class Limits:
         Console queries that may run at once in this process; the others wait.
     max_sql_chars : int
         Length of the statement's text.
-    max_grouping_sets : int
-        Grouping sets the statement's ROLLUP, CUBE and GROUPING SETS may make, at most
-        (:func:`grouping_sets`).
     """
 
     timeout_s: float = 5.0
@@ -130,7 +128,6 @@ class Limits:
     memory_bytes: int = 2_000_000_000
     workers: int = 2
     max_sql_chars: int = 20_000
-    max_grouping_sets: int = 4_096
 
     @classmethod
     def from_settings(cls) -> "Limits":
@@ -141,8 +138,7 @@ class Limits:
                    max_bytes=settings.get("SPECVIZ_SQL_MAX_BYTES"),
                    memory_bytes=settings.get("SPECVIZ_SQL_MEMORY_BYTES"),
                    workers=settings.get("SPECVIZ_SQL_WORKERS"),
-                   max_sql_chars=settings.get("SPECVIZ_SQL_MAX_CHARS"),
-                   max_grouping_sets=settings.get("SPECVIZ_SQL_MAX_GROUPING_SETS"))
+                   max_sql_chars=settings.get("SPECVIZ_SQL_MAX_CHARS"))
 
 
 @dataclass
@@ -188,77 +184,37 @@ def _first_word(sql: str, kind: Any = None) -> str:
     return f"{first} … {kind.name}" if first == "WITH" and kind is not None else first
 
 
-def grouping_sets(sql: str, stop: int) -> int:
-    """An upper bound of the grouping sets ``sql``'s ROLLUP, CUBE and GROUPING SETS make, read from its
-    tokens (a lexer's pass, linear in the text): the product, over each, of n + 1 for a ROLLUP of n
-    items, 2ⁿ for a CUBE and n for GROUPING SETS of n, as if all were crossed in one GROUP BY
-    (DuckDB crosses those of one clause); counting stops once past ``stop``.
-
-    DuckDB expands them while it parses, in the calling process, and gives every set all of the
-    clause's plain columns: two ROLLUPs of 254 and 256 columns, 65,535 sets, took the app's process
-    from 0.3 to 2.4 GB in 16 s with 1.5 KB of SQL, and to 5.0 GB with 300 plain columns beside them
-    (an attack pass), before any limit of the query's own process applied."""
-    import duckdb
-
-    tokens = duckdb.tokenize(sql)
-    ends = [start for start, _ in tokens[1:]] + [len(sql)]
-    words = [(sql[start:end].strip(), kind) for (start, kind), end in zip(tokens, ends)]
-    sets = 1
-    for at, (text, kind) in enumerate(words):
-        if kind != duckdb.token_type.keyword:
-            continue
-        word = text.upper()
-        if word == "SETS" and at and words[at - 1][0].upper() != "GROUPING" or word not in ("ROLLUP", "CUBE", "SETS"):
-            continue
-        items = _listed_items(words, at + 1)
-        sets *= items + 1 if word == "ROLLUP" else 2 ** min(items, 64) if word == "CUBE" else max(items, 1)
-        if sets > stop:
-            break
-    return sets
-
-
-def _listed_items(words: Sequence[tuple[str, Any]], at: int) -> int:
-    """The items of the parenthesised list that opens at token ``at`` (0 for "()" or no list): its
-    commas outside any inner parentheses, plus one; an unclosed list counts what it holds."""
-    depth, commas, empty = 0, 0, True
-    if at >= len(words):  # a column named "rollup" at the end of the text
-        return 0
-    for text, _ in words[at:]:
-        for char in text:
-            if char == "(":
-                depth += 1
-            elif char == ")":
-                depth -= 1
-                if depth == 0:
-                    return 0 if empty else commas + 1
-            elif char == "," and depth == 1:
-                commas += 1
-        if depth == 0:  # no list follows
-            return 0
-        if text != "(" or depth > 1:
-            empty = False
-    return commas + 1
-
-
-def check_sql(sql: str, max_chars: int = 20_000, max_grouping_sets: int = 4_096) -> None:
-    """Refuse a statement the console does not run (layer 1 of the module docstring).
-
-    The text is bounded first, and the grouping sets it would make (:func:`grouping_sets`): parsing
-    runs in the calling process, and DuckDB's parser takes seconds on a few hundred kilobytes of
-    common table expressions, and gigabytes on a few kilobytes of ROLLUPs.
+def check_length(sql: str, max_chars: int = 20_000) -> None:
+    """Refuse a statement longer than ``max_chars``, unparsed: in the caller, before any copy of the
+    data is made (:func:`check_sql` parses in the query's own process).
 
     Raises
     ------
     QueryError
-        ``sql.too_long``, ``sql.grouping_sets``, ``sql.parse``, ``sql.count``, ``sql.kind``, ``sql.multi``,
-        ``sql.explain_analyze``, ``sql.not_a_query``, ``sql.modifies`` or ``sql.denied_function``.
+        ``sql.too_long``.
+    """
+    if len(sql) > max_chars:
+        raise QueryError("sql.too_long", chars=len(sql), limit=max_chars)
+
+
+def check_sql(sql: str, max_chars: int = 20_000) -> None:
+    """Refuse a statement the console does not run (layer 1 of the module docstring).
+
+    :func:`run_query` calls it in the query's own process, within its bounds of memory and time:
+    DuckDB's parser takes seconds on a few hundred kilobytes of common table expressions, and
+    expands ROLLUP, CUBE and GROUPING SETS while it parses (an attack pass: 1.5 KB of two ROLLUPs,
+    65,535 sets, took the app's process to 2.4 GB in 16 s; a CUBE of 12 columns beside 600 plain ones,
+    3 KB, 163 s of CPU), which it did in the app's process before.
+
+    Raises
+    ------
+    QueryError
+        ``sql.too_long``, ``sql.parse``, ``sql.count``, ``sql.kind``, ``sql.multi``, ``sql.explain_analyze``,
+        ``sql.not_a_query``, ``sql.modifies`` or ``sql.denied_function``.
     """
     import duckdb
 
-    if len(sql) > max_chars:
-        raise QueryError("sql.too_long", chars=len(sql), limit=max_chars)
-    if (sets := grouping_sets(sql, max_grouping_sets)) > max_grouping_sets:
-        raise QueryError("sql.grouping_sets", sets=sets, limit=max_grouping_sets)
+    check_length(sql, max_chars)
 
     with duckdb.connect(":memory:", config=NO_EXTENSIONS) as parser:
         try:
@@ -345,8 +301,9 @@ class Snapshot:
 
 def run_query(sql: str, tables: Snapshot, limits: Limits = Limits(),
               started: float | None = None) -> QueryResult:
-    """Run one statement of a user's SQL, which :func:`check_sql` has passed, over ``tables`` in a
-    child process (the caller checks first, before it makes the snapshot).
+    """Run one statement of a user's SQL over ``tables`` in a child process, which checks it first
+    (:func:`check_sql`, within the child's bounds; the caller checks its length, :func:`check_length`,
+    before it makes the snapshot).
 
     Parameters
     ----------
@@ -593,6 +550,7 @@ def run_in_query_process(stdin: BinaryIO, stdout: BinaryIO, table_fds: Sequence[
     timer = threading.Timer(max(0.05, limits.timeout_s - 0.25), cursor.interrupt)
     timer.start()
     try:
+        check_sql(request["sql"], limits.max_sql_chars)  # in this process's bounds, timed with the statement
         reader = _displayable(cursor.sql(request["sql"])).to_arrow_reader(64)  # small batches: rows can be large
         # The schema is sent too (column names, nested types: 288 kB for 6,000 columns), and the
         # caller makes a Python str of each name (at most 80 + 4 bytes a byte of UTF-8): 10,000 names
@@ -619,6 +577,8 @@ def run_in_query_process(stdin: BinaryIO, stdout: BinaryIO, table_fds: Sequence[
             # held 183 MB in 84,000 chunks).
             batches = pa.Table.from_batches(batches, reader.schema).combine_chunks().to_batches()
             answer({"ok": True, "truncated": truncated}, batches, reader.schema)
+    except QueryError as exc:  # refused by the checks of layer 1
+        answer({"ok": False, "key": exc.key, "params": exc.params})
     except duckdb.InterruptException:
         answer({"ok": False, "key": "sql.timeout", "params": {"seconds": limits.timeout_s}})
     except (duckdb.OutOfMemoryException, MemoryError):

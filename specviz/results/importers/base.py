@@ -314,7 +314,7 @@ class RunBuilder:
         self.extra: dict[str, Any] = {}
         self.warnings = warnings
 
-    def _warn_once(self, key: str, field: str, **params: Any) -> None:
+    def warn_once(self, key: str, field: str, **params: Any) -> None:
         """One warning per field and kind for the whole file, not one per run."""
         if not any(w.key == key and w.params.get("field") == field for w in self.warnings):
             self.warnings.append(Notice(key, field=field, **params))
@@ -327,7 +327,7 @@ class RunBuilder:
             if isinstance(value, (str, int, float)):
                 text, limit = whole_characters(str(value)), settings.get("SPECVIZ_STORED_TEXT_CHARS")
                 if len(text) > limit:
-                    self._warn_once("warn.cut_text", whole_characters(source), limit=limit)
+                    self.warn_once("warn.cut_text", whole_characters(source), limit=limit)
                     text = text[:limit]
                 self.row[column] = text
             else:  # a list or object would be rendered whole, however large or deep
@@ -367,18 +367,18 @@ class RunBuilder:
         need not outlive parsing. Figures the run contradicts itself with are said, once a file
         (:func:`disagreements`)."""
         for notice in disagreements(self.row):
-            self._warn_once(notice.key, **notice.params)
+            self.warn_once(notice.key, **notice.params)
         value_chars, most = settings.get("SPECVIZ_STORED_VALUE_CHARS"), settings.get("SPECVIZ_STORED_EXTRA_BYTES")
         deepest = settings.get("SPECVIZ_STORED_EXTRA_DEPTH")
         parts = {}  # each key's '"key":value', its strings cut
         for key, value in self.extra.items():
             if (depth := nesting_depth(value)) > deepest:  # every later reader would recurse through it
-                self._warn_once("warn.cut_extra_depth", whole_characters(str(key)), depth=depth, limit=deepest)
+                self.warn_once("warn.cut_extra_depth", whole_characters(str(key)), depth=depth, limit=deepest)
                 value = f"(not stored: nested {depth:,} deep)"
             part = extra_json({key: value})[1:-1]
             parts[key] = _cut_strings(part, value_chars)
             if parts[key] != part:
-                self._warn_once("warn.cut_extra_value", whole_characters(str(key)), limit=value_chars)
+                self.warn_once("warn.cut_extra_value", whole_characters(str(key)), limit=value_chars)
         text = "{" + ",".join(parts.values()) + "}"
         if len(text.encode()) > most:  # the largest values go first, and the warning names them
             dropped = []
@@ -389,7 +389,7 @@ class RunBuilder:
                 if len(text.encode()) <= most:
                     break
             named = ", ".join(dropped[:5]) + (f" (+{len(dropped) - 5})" if len(dropped) > 5 else "")
-            self._warn_once("warn.cut_extra", named, count=len(dropped), limit=most)
+            self.warn_once("warn.cut_extra", named, count=len(dropped), limit=most)
         return {**self.row, "extra": text}
 
 

@@ -122,7 +122,10 @@ def _histogram(specs: list[dict[str, Any]], gamma: int) -> np.ndarray | None:
     if not rows or any(not isinstance(r, list) or len(r) != gamma + 1 for r in rows):
         return None
     counts = np.array([[number(x) for x in r] for r in rows], np.float64)
-    return None if np.isnan(counts).any() or (counts < 0).any() else counts.sum(axis=0)
+    if np.isnan(counts).any() or (counts < 0).any():
+        return None
+    with np.errstate(over="ignore"):  # counts past a float's range: infinite, and said by the caller
+        return counts.sum(axis=0)
 
 
 def _acceptance(run: RunBuilder, specs: list[dict[str, Any]], columns: dict[str, np.ndarray], gammas: np.ndarray) -> None:
@@ -145,7 +148,7 @@ def _acceptance(run: RunBuilder, specs: list[dict[str, Any]], columns: dict[str,
         if not np.isfinite(total):
             # Counts that sum past a float's range (an attack pass: the warning had named
             # 'np.float64(nan)', a figure of specviz's own arithmetic, not of the file).
-            run.set("zero_accept_rate", total, source="acceptance_histogram (summed)")
+            run.warn_once("warn.histogram_overflow", "acceptance_histogram")
         elif total > 0:
             # steps that accepted at least p draft tokens, for p = 1 … γ
             run.set("per_position_acceptance", list(np.cumsum(histogram[::-1])[::-1][1:] / total),
