@@ -444,6 +444,12 @@ class TestCheckClaim:
         for batch, reaches in ((end, True), (end + 1, False)):
             at = top(batch)
             assert bool(at.loc[at["counted"], "ceiling_high"].max() >= 3.0) is reaches
+        # At a measured α, where the cautious end holds (a review: "1–91" where 92 alone was plausible).
+        yours = claims.check_claim(chosen, claims.Claim(1.3, alpha=0.9), GAMMA_MAX, BATCH_MAX)
+        last = int(yours.yours_up_to)
+        assert last not in calculator.batch_grid(BATCH_MAX)
+        assert [claims.check_claim(chosen, claims.Claim(1.3, alpha=0.9, batch=b), GAMMA_MAX, BATCH_MAX).verdict
+                for b in (last, last + 1)] == ["plausible", "conditional"]
         # Just past the end the top, 2.997×, is said below the claim, not rounded onto it (a browser
         # pass: "cannot reach 3.00×: the most the model allows … is 3.00×").
         (short,) = [r for r in claims.check_claim(chosen, claims.Claim(3.0, batch=end + 1), GAMMA_MAX, BATCH_MAX).reasons
