@@ -416,6 +416,10 @@ class TestCheckClaim:
         # The most the model allows is the band's top over every γ and batch, which the verdict is
         # judged on, not the top at the best central figure's γ (a manager's pass: 2.34× for 2.38×).
         assert check.reasons[0].params["high"] == check.batches["ceiling_high"].max() >= check.best["high"]
+        # Named with its batch and γ, beside the best central figure's own (a browser pass: two tops).
+        top = check.batches.loc[check.batches["ceiling_high"].idxmax()]
+        assert (check.reasons[0].params["batch"], check.reasons[0].params["gamma"]) == (
+            int(top["batch"]), int(top["ceiling_high_gamma"]))
 
     def test_a_ceiling_past_an_eagle3_head_s_training_says_the_most_within_it(self):
         """"Up to 3.2x" for Llama-3.1-70B with an EAGLE-3 head at batch 4: the most at α = 1 was said at
@@ -454,7 +458,7 @@ class TestCheckClaim:
         # pass: "cannot reach 3.00×: the most the model allows … is 3.00×").
         (short,) = [r for r in claims.check_claim(chosen, claims.Claim(3.0, batch=end + 1), GAMMA_MAX, BATCH_MAX).reasons
                     if r.key == "claims.reason.out_of_reach"]
-        assert "is 2.99×." in i18n.message(short, "en")
+        assert "is 2.99× (at batch " in i18n.message(short, "en")
 
     def test_a_figure_over_mtp_names_mtp_layers_not_the_target_s(self):
         """"1.5x over MTP" on Qwen3-32B, which has none: the lead had read "a figure over The target's
