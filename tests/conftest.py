@@ -10,10 +10,12 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import numpy as np
 import pandas as pd
@@ -105,6 +107,21 @@ def in_vietnamese(error: SpecvizError, english: str) -> str:
     text = i18n.t(error.key, "vi", **error.params)
     assert english not in text
     return text
+
+
+@contextmanager
+def serving(handler: type[BaseHTTPRequestHandler], host: str = "127.0.0.1", **attributes: Any) -> Iterator[str]:
+    """The base URL of a server on ``host`` (a loopback address) whose requests ``handler`` answers,
+    with ``attributes`` set on the server for it (an answer, a route), shut down after."""
+    server = ThreadingHTTPServer((host, 0), handler)
+    for name, value in attributes.items():
+        setattr(server, name, value)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        yield f"http://{host}:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def make_scenario(**params: str) -> scenario.Scenario:

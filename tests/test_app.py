@@ -6,11 +6,10 @@ import math
 import re
 import shutil
 import socket
-import threading
 import time
 import urllib.parse
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -20,7 +19,7 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP, PAGES, PRESETS, SAMPLES, finished_requests, make_scenario
+from conftest import APP, PAGES, PRESETS, SAMPLES, finished_requests, make_scenario, serving
 from specviz import calculator, charts, i18n, regime, scenario, settings, workload
 from specviz.advice import claims, evidence
 from specviz.cli.advice import claim_row
@@ -3247,13 +3246,8 @@ def metrics_server(body: Callable[[int], str]) -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/metrics"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as base:
+        yield f"{base}/metrics"
 
 
 def deepseek_mtp_scrape(per_position: tuple[int, ...]) -> Callable[[int], str]:

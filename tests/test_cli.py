@@ -2,6 +2,7 @@
 messages in the reader's language."""
 
 import ast
+import contextlib
 import csv
 import io
 import math
@@ -12,13 +13,13 @@ import re
 import os
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
-from conftest import PRESETS, make_scenario
+from conftest import PRESETS, make_scenario, serving
 from specviz import calculator, cli, i18n, scenario, settings, workload
 from specviz.advice import claims, commands, draft_length, evidence
 from specviz.cli import common as cli_common, docs
@@ -1913,6 +1914,29 @@ def sample(name: str) -> Path:
 REPLAY_PROM = ROOT / "data" / "replay" / "vllm_specdecode.prom"
 
 
+@contextlib.contextmanager
+def replay_server(host: str = "127.0.0.1", redirect: bool = False) -> Iterator[str]:
+    """The base URL of a server on ``host`` that answers any path with the replay's scrape; with
+    ``redirect``, /metrics alone, and any other path with a redirect to it."""
+
+    class Metrics(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            moved = redirect and self.path != "/metrics"
+            body = b"" if moved else REPLAY_PROM.read_bytes()
+            self.send_response(302 if moved else 200)
+            if moved:
+                self.send_header("Location", "/metrics")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    with serving(Metrics, host) as base:
+        yield base
+
+
 def counters_text(drafts: int, per_pos: list[int], running: int = 4, generation: int = 1000) -> str:
     """vLLM V1 exposition text of model "m" with these counters (γ = len(per_pos))."""
     labels = 'engine="0",model_name="m"'
@@ -1934,22 +1958,8 @@ class TestMetricsCommand:
         for the person at the terminal, but never for the metadata address."""
         monkeypatch.setenv("SPECVIZ_METRICS_ALLOW", "127.0.0.1/32")
         monkeypatch.setenv("SPECVIZ_DB", str(tmp_path / "r.duckdb"))
-
-        class Metrics(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                body = REPLAY_PROM.read_bytes()
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.2", 0), Metrics)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        url = f"http://127.0.0.2:{server.server_address[1]}" + ("" if command == ["prometheus"] else "/metrics")
-        try:
+        with replay_server("127.0.0.2") as base:
+            url = base + ("" if command == ["prometheus"] else "/metrics")
             name, *options = command
             code, out, err = run(capsys, name, url, *options)
             assert code == 2 and "this app does not read from that host" in err
@@ -1960,33 +1970,13 @@ class TestMetricsCommand:
                 assert code == 0, err
             code, out, err = run(capsys, name, "http://169.254.169.254/latest/meta-data/", *options, "--allow-any-host")
             assert code == 2 and "this app does not read from that host" in err
-        finally:
-            server.shutdown()
-            server.server_close()
 
     @pytest.mark.parametrize("command", ["metrics", "record"])
     def test_a_redirected_scrape_says_where_its_figures_came_from(self, capsys, tmp_path, monkeypatch, command):
         """The Live page said where a (checked) redirect led; the commands did not."""
         monkeypatch.setenv("SPECVIZ_DB", str(tmp_path / "r.duckdb"))
-
-        class Metrics(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                body = b"" if self.path != "/metrics" else REPLAY_PROM.read_bytes()
-                self.send_response(302 if self.path != "/metrics" else 200)
-                if self.path != "/metrics":
-                    self.send_header("Location", "/metrics")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Metrics)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        base = f"http://127.0.0.1:{server.server_address[1]}"
         options = ["--format", "json"] if command == "metrics" else ["--every", "1", "--count", "1"]
-        try:
+        with replay_server(redirect=True) as base:
             for asked, moved in ((f"{base}/old?token=SECRET", True), (f"{base}/metrics", False)):
                 code, out, err = run(capsys, command, asked, *options)
                 said = (" ".join(" ".join(row["notices"]) for row in json.loads(out)) if command == "metrics" else err)
@@ -1994,9 +1984,6 @@ class TestMetricsCommand:
                 assert ("read from " + base + "/metrics" in said) is moved and "SECRET" not in said
                 if command == "metrics" and moved:
                     assert said.startswith(f"{base}/old redirected the scrape: its figures were read from")
-        finally:
-            server.shutdown()
-            server.server_close()
 
     def test_the_real_vllm_scrape(self, capsys):
         """Hand-checked against the sample's counters: 14902 drafts, 44706 draft tokens, 31680

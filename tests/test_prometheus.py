@@ -12,18 +12,17 @@ import json
 import math
 import socket
 import subprocess
-import threading
 import time
 import urllib.parse
 from contextlib import AbstractContextManager, contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable, Iterator
 
 import pandas as pd
 import pytest
 import requests
 
-from conftest import APP, ARTIFACTS, PAGES, finished_requests
+from conftest import APP, ARTIFACTS, PAGES, finished_requests, serving
 from specviz import cli, i18n, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.live import exposition as prom, prometheus, prometheus_api, replay, scrape, windows
@@ -375,22 +374,6 @@ class _Fake(BaseHTTPRequestHandler):
 
     def log_message(self, *args: object) -> None:
         pass
-
-
-@contextmanager
-def serving(handler: type[BaseHTTPRequestHandler], **attributes: Any) -> Iterator[str]:
-    """The base URL of a server on 127.0.0.1 whose requests ``handler`` answers, with ``attributes`` set
-    on the server for it (an answer, a route), shut down after."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    for name, value in attributes.items():
-        setattr(server, name, value)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @contextmanager
