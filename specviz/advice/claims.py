@@ -392,8 +392,11 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
                      / np.asarray(step_scenario.expected_tokens(1.0, gammas), dtype=float))[:, None]
             edges += [share * low, share * ceiling, share * high]
         if (extra := _between_turns(grid, edges, claim.speedup)).size:
-            grid = np.union1d(grid, extra)
-            ceiling, low, high = at_full_acceptance(grid)
+            # Only the added batches are priced; none is on the grid already.
+            order = np.argsort(np.concatenate([grid, extra]), kind="stable")
+            grid = np.concatenate([grid, extra])[order]
+            ceiling, low, high = (np.concatenate([priced, added], axis=1)[:, order]
+                                  for priced, added in zip((ceiling, low, high), at_full_acceptance(extra)))
     counted = grid == claim.batch if claim.batch is not None else np.ones(grid.size, dtype=bool)
 
     # The batch the per-γ table speaks for: the claim's, else where the ceiling is highest.
