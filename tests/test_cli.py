@@ -50,10 +50,11 @@ def run(capsys, *argv):
 
 @pytest.mark.parametrize("argv", [["calc", "--lang", "vi", "alpha=0.7"], ["calc", "alpha=0.7", "--lang=vi"]])
 def test_lang_after_the_subcommand_is_said_to_go_before_it(capsys, argv):
-    """A CLI pass: "calc --lang vi alpha=2" had read "vi" as the link and said only "unrecognized arguments"."""
+    """A CLI pass: "calc --lang vi alpha=2" had read "vi" as the link and said only "unrecognized arguments";
+    the hint is in the language asked for."""
     code, out, err = run(capsys, *argv)
     assert (code, out) == (2, "") and err.startswith("specviz: error: unrecognized arguments: ")
-    assert err.endswith(" (--lang goes before the subcommand: specviz --lang vi calc …)\n") and err.count("\n") == 1
+    assert err.endswith(" (--lang đứng trước lệnh con: specviz --lang vi calc …)\n") and err.count("\n") == 1
 
 
 def test_a_misspelt_setting_is_said_on_stderr_and_the_command_runs(capsys, monkeypatch):
@@ -2320,6 +2321,22 @@ class TestLanguage:
         assert (code, out) == (2, "") and err == f"specviz: error: {i18n.t('cli.fit.precision', 'vi', where=where, error=reason)}\n"
         words = err.replace(str(measured), "")
         assert ", dòng 1, cột kv_dtype: " in words and "row" not in words and "not modelled" not in words
+
+    @pytest.mark.parametrize("argv, english, vietnamese", [
+        (("simulate", "--batch", "x"), "argument --batch: must be a whole number, got 'x'",
+         "tham số --batch: phải là một số nguyên; nhận được 'x'"),
+        (("record", "--every", "0"), "argument --every: must be a finite number of seconds above 0, got '0'",
+         "tham số --every: phải là một số giây hữu hạn, lớn hơn 0; nhận được '0'"),
+        (("claim", "3x", "--verify-cost", "0.1"), "argument --verify-cost: must be a number from 1 to 100, got '0.1'",
+         "tham số --verify-cost: phải là một số từ 1 đến 100; nhận được '0.1'")])
+    def test_a_value_an_option_refuses_in_either_language(self, capsys, monkeypatch, argv, english, vietnamese):
+        """Said by the option's own type in the language asked for (it had been argparse's English),
+        by --lang before or after the subcommand or by SPECVIZ_LANG."""
+        assert run(capsys, *argv) == (2, "", f"specviz: error: {english}\n")
+        assert run(capsys, "--lang", "vi", *argv) == (2, "", f"specviz: error: {vietnamese}\n")
+        assert run(capsys, *argv, "--lang=vi")[2].startswith(f"specviz: error: {vietnamese}")
+        monkeypatch.setenv("SPECVIZ_LANG", "vi")
+        assert run(capsys, *argv) == (2, "", f"specviz: error: {vietnamese}\n")
 
     def test_argparse_s_own_errors_stay_english(self, capsys):
         code, out, err = run(capsys, "--lang", "vi", "speedup", "--alpha", "0.5")

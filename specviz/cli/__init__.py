@@ -52,7 +52,7 @@ def build_parser() -> Parser:
                                                 "The figures of the specviz app, on the command line.")
     parser.add_argument("--lang", choices=tuple(i18n.LANGUAGES), default=setting_language(),
                         help="the language of messages: errors, notices, warnings and the sentences a command prints "
-                             "(default: SPECVIZ_LANG, else en); help, usage and argparse's own errors stay English, "
+                             "(default: SPECVIZ_LANG, else en); help, usage and argparse's own errors (an unknown or missing option) stay English, "
                              "and data (JSON keys, CSV columns) never changes")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for group in GROUPS:
@@ -60,9 +60,21 @@ def build_parser() -> Parser:
     return parser
 
 
+def asked_language(given: Sequence[str], otherwise: str) -> str:
+    """The language a command line's ``--lang`` names (``--lang vi``, ``--lang=vi``, wherever it
+    stands), or ``otherwise``: for a message about a command line that did not parse."""
+    for at, word in enumerate(given):
+        value = given[at + 1] if word == "--lang" and at + 1 < len(given) else word.partition("=")[2] \
+            if word.startswith("--lang=") else None
+        if value in i18n.LANGUAGES:
+            return value
+    return otherwise
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0, or 2 on any error)."""
     lang = setting_language()  # until --lang is read: building the parser reads settings, which may be refused
+    args = None
     try:
         args = build_parser().parse_args(argv)
         lang = args.lang
@@ -79,6 +91,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except (SpecvizError, ValueError, OSError, duckdb.Error) as exc:  # a UsageError is a SpecvizError
         given = list(sys.argv[1:] if argv is None else argv)
+        if args is None:  # refused while parsing: in the language asked for all the same
+            lang = asked_language(given, lang)
         if getattr(exc, "key", None) == "cli.parser" and any(a == "--lang" or a.startswith("--lang=") for a in given[1:]):
             # --lang after the subcommand is no option of it (a CLI pass: "calc --lang vi alpha=2" had
             # read "vi" as the link and said only "unrecognized arguments: --lang alpha=2").

@@ -14,6 +14,7 @@ import json
 import math
 import os
 import stat
+import sys
 import urllib.parse
 from decimal import Decimal
 from pathlib import Path
@@ -51,9 +52,22 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # argparse would print the usage block too
-        # argparse's own sentence ("unrecognized arguments: …", "argument --batch: …" around an
-        # option type's words): English, as its usage and help are.
+        # argparse raises the error it reports while it handles an option type's own (its context):
+        # that one is said in the reader's language with the option's name. argparse's own sentences
+        # ("unrecognized arguments: …") stay English, as its usage and help are.
+        reported = sys.exc_info()[1]
+        if isinstance(reported, argparse.ArgumentError) and isinstance(reported.__context__, OptionValueError):
+            raise UsageError("cli.option_value", option=reported.argument_name, reason=reported.__context__.notice)
         raise UsageError("cli.parser", message=message)
+
+
+class OptionValueError(argparse.ArgumentTypeError):
+    """A value an option's type refuses: a message key (``cli.value.*``) and its parameters, said in
+    the reader's language by :meth:`Parser.error`; its text, in English, is what argparse has."""
+
+    def __init__(self, key: str, **params: Any) -> None:
+        self.notice = Notice(key, **params)
+        super().__init__(str(self.notice))
 
 
 def plain(value: Any) -> Any:
@@ -103,16 +117,17 @@ def format_rows(rows: list[dict[str, Any]], fmt: str, keys: list[str] | None = N
 
 
 def count(text: str) -> int:
+    """An option's type for a whole number of 1 or more."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+        raise OptionValueError("cli.value.whole", given=repr(text)) from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {text!r}")
+        raise OptionValueError("cli.value.at_least_one", given=repr(text))
     return value
 
 
-def positive(unit: str, most: float) -> Callable[[str], float]:
+def positive(unit: Notice, most: float) -> Callable[[str], float]:
     """An option's type for a number of ``unit`` (seconds, bytes) above 0 and at most ``most``: NaN,
     infinities and 0 are refused (``--kv-bytes nan`` had printed NaN, which is no JSON), and so is
     what no use has (``--kv-bytes 1e308`` had printed Infinity, ``record --every 1e11`` ended in an
@@ -121,11 +136,11 @@ def positive(unit: str, most: float) -> Callable[[str], float]:
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a number of {unit}, got {text!r}") from None
+            raise OptionValueError("cli.value.number_of", unit=unit, given=repr(text)) from None
         if not (math.isfinite(value) and value > 0):
-            raise argparse.ArgumentTypeError(f"must be a finite number of {unit} above 0, got {text!r}")
+            raise OptionValueError("cli.value.above_zero", unit=unit, given=repr(text))
         if value > most:
-            raise argparse.ArgumentTypeError(f"must be at most {most:g} {unit}, got {text!r}")
+            raise OptionValueError("cli.value.at_most", most=f"{most:g}", unit=unit, given=repr(text))
         return value
     return parsed
 
@@ -140,8 +155,8 @@ def in_range(name: str) -> Callable[[str], float]:
         try:
             return field.parse(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a number from {field.low:g} to {field.upper:g}, "
-                                             f"got {text!r}") from None
+            raise OptionValueError("cli.value.in_range", low=f"{field.low:g}", high=f"{field.upper:g}",
+                                   given=repr(text)) from None
     return parsed
 
 

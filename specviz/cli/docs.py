@@ -134,8 +134,8 @@ def cli_markdown() -> str:
              "Messages (errors, notices, warnings and the sentences a command prints, such as a claim's "
              "verdict and reasons) are in the language of `--lang en|vi`, given before the subcommand "
              "(`specviz --lang vi claim \"3x\"`), else of `SPECVIZ_LANG` (`en` by default). The help, the "
-             "usage, argparse's own errors about the command line (an unknown option, a value of the wrong "
-             "type) and this page are English; data never changes with the language: JSON keys, CSV "
+             "usage, argparse's own errors about the command line (an unknown option, a missing one) and "
+             "this page are English (a value an option refuses is said in the language asked for); data never changes with the language: JSON keys, CSV "
              "columns, ids and numbers read the same in both.", ""]
     with _example_store():
         for group in GROUPS:

@@ -244,7 +244,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                       "snapshots and windows tables; a progress line per poll on stderr")
     p.add_argument("source", help="an http(s) URL such as http://localhost:8000/metrics, or a file")
     p.add_argument("--db", **DB)
-    p.add_argument("--every", type=positive("seconds", 86_400), required=True, metavar="SECONDS",
+    p.add_argument("--every", type=positive(Notice("cli.unit.seconds"), 86_400), required=True, metavar="SECONDS",
                    help="seconds between polls (at most a day)")
     p.add_argument("--count", type=count, metavar="N", help="polls to make (default: until Ctrl-C)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")

@@ -18,12 +18,12 @@ import pandas as pd
 
 from specviz import calculator, scenario, settings, workload
 from specviz.advice import evidence
-from specviz.errors import shortened
+from specviz.errors import Notice, shortened
 from specviz.model import architecture, dtypes, hf_config, memory, roofline, simulate, spec
 
-from .common import (FORMAT, UsageError, config_model, count, format_rows, in_range, json_text, link_params, link_query,
-                     linked_scenario, plain, positive, presets, published_speedups, scenario_options, scenario_params,
-                     sidebar_notes, words)
+from .common import (FORMAT, OptionValueError, UsageError, config_model, count, format_rows, in_range, json_text,
+                     link_params, link_query, linked_scenario, plain, positive, presets, published_speedups,
+                     scenario_options, scenario_params, sidebar_notes, words)
 
 
 def speedup_rows(alphas: Sequence[float], gammas: Sequence[int] | None, *,
@@ -114,7 +114,7 @@ def _gamma_arg(text: str) -> int | str:
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"gamma must be a whole number or 'auto', got {text!r}") from None
+        raise OptionValueError("cli.value.gamma", given=repr(text)) from None
 
 
 def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = None,
@@ -397,7 +397,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("model-from-config", description=_MODEL_DOC, help="exact parameter counts from a config.json")
     p.add_argument("file", type=Path, help="a model's config.json, as Hugging Face publishes it")
-    p.add_argument("--kv-bytes", type=positive("bytes", 8), default=2.0,
+    p.add_argument("--kv-bytes", type=positive(Notice("cli.unit.bytes"), 8), default=2.0,
                    help="bytes per KV element (2 for BF16, 1 for FP8; at most 8)")
     p.add_argument("--format", **FORMAT)
     p.set_defaults(run=_model_from_config)
