@@ -34,7 +34,8 @@ def custom_model(role: str, lang: str) -> architecture.Model:
     side.subheader(t(f"side.custom.{role}", lang))
     renewed = dict(on_change=forget_target, args=("draft", *PARALLEL)) if role == "target" else dict(
         on_change=forget_draft, args=PARALLEL)
-    upload = side.file_uploader(t("side.config_upload", lang), type=["json"], key=f"{role}_config_file", **renewed)
+    upload = side.file_uploader(t("side.config_upload", lang), type=["json"], key=f"{role}_config_file",
+                                max_upload_size=settings.upload_mb("SPECVIZ_MAX_CONFIG_BYTES"), **renewed)
     pasted = side.text_area(t("side.config_paste", lang), key=f"{role}_config_text", height=120, **renewed)
     data = upload.getvalue() if upload is not None else pasted.encode("utf-8")
     name = upload.name if upload is not None else t("side.pasted_config", lang)

@@ -13,6 +13,7 @@ by :func:`default_value`.
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import sys
 from dataclasses import dataclass
@@ -61,11 +62,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SPECVIZ_DB", "data/specviz.duckdb", Path,
             "The DuckDB file that holds imported runs (created on first use); a relative path is read from the "
             "checkout. An installed specviz (`pip install .`) keeps it in `$XDG_DATA_HOME/specviz/` "
-            "(`~/.local/share/specviz/` by default) instead.", writes=True),
+            "(`~/.local/share/specviz/` by default) instead. `:memory:` keeps the app's runs in its own process "
+            "until it stops (the page says so); the command line refuses it.", writes=True),
     Setting("SPECVIZ_DB_LOCK_TIMEOUT_S", "10", float,
             "Seconds to wait for another process that holds the database file."),
     Setting("SPECVIZ_MAX_UPLOAD_BYTES", "200000000", int,
-            "Largest result file accepted for import, in bytes; `make run` sets the page's uploaders to it, in whole MB."),
+            "Largest result file accepted for import, in bytes; the page's uploaders and `make run`'s server say it in whole MB."),
     Setting("SPECVIZ_IMPORT_MEMORY_BYTES", "1000000000", int,
             "Memory one file's import may take, estimated before it is decoded; denser files are refused, in bytes."),
     Setting("SPECVIZ_STORED_TEXT_CHARS", "500", int,
@@ -118,7 +120,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SPECVIZ_SQL_WORKERS", "2", int,
             "SQL console queries that run at once per app process; others wait, within their time limit."),
     Setting("SPECVIZ_MAX_CONFIG_BYTES", "1000000", int,
-            "Largest config.json accepted from an upload or paste, in bytes."),
+            "Largest config.json accepted from an upload or paste, in bytes (the sidebar's uploaders say it in whole MB)."),
     Setting("SPECVIZ_MAX_TOKENIZER_BYTES", "50000000", int,
             "Largest tokenizer.json (or config.json) read when a draft is checked against a target, in bytes."),
     Setting("SPECVIZ_METRICS_ALLOW", "127.0.0.0/8,::1", str,
@@ -251,6 +253,20 @@ def get(name: str) -> str | int | float | bool | Path:
     if setting.kind in (int, float) and value <= 0:
         raise InputError("settings.not_positive", name=name, raw=repr(raw))
     return value
+
+
+def upload_mb(name: str) -> int:
+    """A byte limit ``name`` as Streamlit takes an upload limit (``max_upload_size``,
+    ``server.maxUploadSize``): whole MB of 10^6 bytes, rounded up and at least 1, so that the uploader
+    never refuses what the setting allows, whether Streamlit counts an MB as 10^6 or 2^20 bytes, and
+    says about the setting's size ("Limit 1MB per file" for a config.json, not Streamlit's 200MB).
+
+    Raises
+    ------
+    KeyError
+        If ``name`` is not in :data:`SETTINGS`.
+    """
+    return max(1, math.ceil(get(name) / 1e6))
 
 
 def chosen(name: str) -> bool:

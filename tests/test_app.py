@@ -853,6 +853,17 @@ class TestScenarioSidebar:
         # A custom target starts with an EAGLE-3 head: its size is known only once read (93 GB: 2 GPUs).
         assert shown(at) == figures(make_scenario(target="Mixtral-8x7B", draft="eagle3", tp="2", batch="1"))
 
+    def test_each_uploader_says_its_own_limit(self, monkeypatch):
+        """A config.json is read up to SPECVIZ_MAX_CONFIG_BYTES (1 MB), not the 200 MB of Streamlit's
+        own limit that its uploader said; the pair check's and the Explorer's uploaders say theirs."""
+        assert [u.proto.max_upload_size_mb for u in make_app(target="custom").sidebar.file_uploader] == [1]
+        monkeypatch.setenv("SPECVIZ_MAX_TOKENIZER_BYTES", "3000001")
+        at = make_app({"view": "serve"}, draft="eagle3")
+        assert {u.key: u.proto.max_upload_size_mb for u in at.file_uploader if u.key.startswith("compat_")} == {
+            f"compat_{role}_{kind}": 4 for role in ("target", "draft") for kind in ("config", "tokenizer")}
+        monkeypatch.setenv("SPECVIZ_MAX_UPLOAD_BYTES", "1000")
+        assert [u.proto.max_upload_size_mb for u in explorer_app().file_uploader] == [1, 1]
+
     def test_an_uploaded_config_starts_as_its_preset_twin_does(self):
         """DeepSeek-V3's own config.json, uploaded, starts with its MTP layer on the fewest B200s that
         hold it, as the preset does, and gives the preset's figures (it started on 1 GPU with an
@@ -1706,6 +1717,17 @@ class TestExplorerPage:
         at = explorer_app(view)
         assert "EXAMPLE runs" in at.info[0].value
         assert not at.error  # the router turns an exception into an error message
+
+    def test_a_store_in_memory_is_said_to_be_one_process_s(self, monkeypatch):
+        """SPECVIZ_DB=:memory: works for the app's own process (the command line refuses it): what is
+        imported is shown, and the page says it ends with the app and no other process can read it."""
+        monkeypatch.setenv("SPECVIZ_DB", ":memory:")
+        at = explorer_app("baseline")
+        assert [w.value for w in at.warning] == [i18n.t("exp.in_memory", "en")]
+        upload(at, ("pairs.csv", b"workload,concurrency,spec_method,num_speculative_tokens,output_throughput\n"
+                                 b"chat,8,,,100\nchat,8,eagle,3,150\n", "text/csv"))
+        pairs = next(d.value for d in at.dataframe if "Measured by" in d.value)
+        assert pairs["Measured speedup (×)"].tolist() == [1.5] and at.warning[0].value == i18n.t("exp.in_memory", "en")
 
     def test_crossover_table_says_when_there_is_none(self):
         at = explorer_app("baseline")

@@ -145,7 +145,8 @@ def show_pair_check(lang: str) -> None:
     for column, role in zip(columns, ("target", "draft")):
         for kind in ("config", "tokenizer"):
             key = f"compat_{role}_{kind}"
-            upload = column.file_uploader(t(f"calc.compat.{role}_{kind}", lang), type=["json"], key=key)
+            upload = column.file_uploader(t(f"calc.compat.{role}_{kind}", lang), type=["json"], key=key,
+                                          max_upload_size=settings.upload_mb("SPECVIZ_MAX_TOKENIZER_BYTES"))
             if upload is not None:
                 files[(role, kind)] = upload.getvalue()
     if ("target", "config") not in files or ("draft", "config") not in files:

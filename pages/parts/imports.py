@@ -164,10 +164,11 @@ def _mapping_form(store: Store, lang: str, key: str) -> None:
 def upload_section(store: Store, lang: str) -> None:
     """The upload form, the last upload's reports, and a mapping form for each file waiting for one."""
     with st.form("upload", clear_on_submit=True):
+        limit = settings.upload_mb("SPECVIZ_MAX_UPLOAD_BYTES")
         files = st.file_uploader(t("exp.upload", lang), accept_multiple_files=True, key="uploads",
-                                 help=t("exp.upload_help", lang))
+                                 help=t("exp.upload_help", lang), max_upload_size=limit)
         folder = st.file_uploader(t("exp.upload_folder", lang), accept_multiple_files="directory", key="upload_folder",
-                                  help=t("exp.upload_folder_help", lang))
+                                  help=t("exp.upload_folder_help", lang), max_upload_size=limit)
         synthetic = st.checkbox(t("exp.upload_synthetic", lang), key="upload_synthetic",
                                 help=t("exp.upload_synthetic_help", lang))
         submitted = st.form_submit_button(t("exp.import", lang), key="import")

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 from typing import NoReturn, Sequence
@@ -27,11 +26,9 @@ def streamlit_argv(extra: Sequence[str]) -> list[str]:
     list of str
         ``make run``'s ``streamlit run`` with this interpreter, ``extra`` at the end.
     """
-    # The page's uploaders refuse a file over Streamlit's own limit (in MB, 200 unless told) before
-    # specviz sees it: set to SPECVIZ_MAX_UPLOAD_BYTES, rounded up to whole MB of 10^6 bytes (never under
-    # the setting, whether Streamlit counts an MB as 10^6 or 2^20), so that a raised limit reaches the
-    # page and a lowered one is what the uploader says ("200MB per file" under a 1,000-byte limit).
-    upload_mb = max(1, math.ceil(settings.get("SPECVIZ_MAX_UPLOAD_BYTES") / 1e6))
+    # Streamlit's server refuses an upload over its own limit (in MB, 200 unless told) before specviz
+    # sees it: set to SPECVIZ_MAX_UPLOAD_BYTES, so that a raised limit reaches the page.
+    upload_mb = settings.upload_mb("SPECVIZ_MAX_UPLOAD_BYTES")
     return [sys.executable, "-m", "streamlit", "run", str(settings.ROOT / "app.py"),
             "--server.address", str(settings.get("SPECVIZ_HOST")), "--server.port", str(settings.get("SPECVIZ_PORT")),
             "--server.headless", "true", "--browser.gatherUsageStats", "false",
