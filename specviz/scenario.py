@@ -269,10 +269,17 @@ def _held_draft(target: architecture.Model, draft: step.Draft | None) -> tuple[a
     head, which the engine shares with the target's (vLLM 0.33.0's ``llm_base_proposer.py``:
     "Detected MTP model. Sharing target model embedding weights with the draft model", and its LM
     head; SGLang 0.5.23's EAGLE worker, which runs MTP, ``set_embed_and_head``: DeepSeek-V3's 1.85B
-    parameters, 3.7 GB in BF16), any other drafter once."""
+    parameters, 3.7 GB in BF16); an EAGLE-3 head read from its config without its input embedding,
+    which it gathers from the target's (SpecForge saves no ``embed`` weights; vLLM's proposer: "Sharing
+    target model embedding weights with the draft model" where the checkpoint has none or the
+    target's; gpt-oss-120b's table is 0.58B parameters, 1.16 GB), its own head kept; any other
+    drafter once."""
     if draft is None or draft.kind == "self":
         return None, 1
     drafter = drafters.drafter(target, draft)
+    if drafter is not None and drafter.model_type == "eagle3":
+        shared = drafter.vocab_size * drafter.hidden_size
+        return replace(drafter, params={**drafter.params, "embeddings": drafter.params["embeddings"] - shared}), 1
     if draft.kind != "mtp":
         return drafter, 1
     return replace(drafter, params={**drafter.params, "embeddings": 0}), max(1, target.mtp_layers)

@@ -389,12 +389,12 @@ class TestCalculatorPage:
         """An engineer's pass: DeepSeek-V3 + MTP on 8 H100s without data-parallel attention was told to
         get "a larger GPU or a smaller model", where the app's own default for the pair is 16 GPUs
         with data-parallel attention, and NVFP4 weights hold 814 on the 8; gpt-oss-120b on one H100
-        at a batch an FP8 cache alone does not hold (480: it holds 474) was offered it."""
+        at a batch an FP8 cache alone does not hold (540: it holds 526) was offered it."""
         error = make_app(gpu="H100-SXM", target="DeepSeek-V3", draft="mtp", tp="8", dp="1").error[0].value
         assert ("To fit: data-parallel attention with expert parallelism, TP 1 × DP 16 (16 GPUs, holds 3,584); "
                 "NVFP4 weights, FP8 KV (holds 814).") in error
-        error = make_app(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", batch="480").error[0].value
-        assert "FP8 KV cache" not in error and "MXFP4 weights, FP8 KV (holds 552)" in error
+        error = make_app(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", batch="540").error[0].value
+        assert "FP8 KV cache" not in error and "MXFP4 weights, FP8 KV (holds 604)" in error
 
     @pytest.mark.parametrize("view", ["table", "gamma", "latency"])
     def test_views_of_this_batch_give_no_speedup_for_a_batch_that_does_not_fit(self, view):
@@ -527,7 +527,7 @@ class TestCalculatorPage:
         assert cli.main(["calc", "&".join(f"{k}={v}" for k, v in link.items()), "--format", "json"]) == 0
         row = json.loads(capsys.readouterr().out)
         full = row["equal_memory"]
-        assert (full["batch"], full["batch_plain"]) == (8, 10) and row["speedup"] is None
+        assert (full["batch"], full["batch_plain"]) == (9, 10) and row["speedup"] is None
         said = [c.value for c in make_app(**link).caption if "At equal memory" in c.value]
         assert said and f"{full['tokens_per_s']:,.0f} tokens/s" in said[0]
         assert f"{full['ratio']:.2f}× at full load, likely between {full['low']:.2f}× and {full['high']:.2f}×" in said[0]
@@ -1201,18 +1201,18 @@ class TestLatencyTab:
 
     def test_a_batch_that_does_not_fit_at_the_workload_s_context_gets_no_latency(self, capsys):
         """gpt-oss-120b with its EAGLE-3 head on one H100 holds batch 64 at the slider's 1,024
-        positions, 16 at the summarising workload's mean context (16,075), where the view times its
+        positions, 18 at the summarising workload's mean context (16,075), where the view times its
         steps: it had given "Speedup of the request 1.64×" (a consistency pass); the view and
         `specviz simulate` say it does not fit there, and a batch that fits is timed."""
         link = dict(gpu="H100-SXM", target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", alpha="0.7",
                     gamma="3", context="1024", view="latency", workload="summarisation")
         at = make_app(**link, batch="64")
         said = [i.value for i in at.info if i.value.startswith("Batch 64 does not fit with the draft at this workload's")]
-        assert said and "16,075 tokens" in said[0] and "at most 16:" in said[0]
+        assert said and "16,075 tokens" in said[0] and "at most 18:" in said[0]
         assert not [m for m in at.metric if m.label.startswith("Speedup of the request")] and not at.error
         from specviz import cli
         assert cli.main(["simulate", "&".join(f"{k}={v}" for k, v in {**link, "batch": "64"}.items())]) == 2
-        assert "(it holds 16 there)" in capsys.readouterr().err
+        assert "(it holds 18 there)" in capsys.readouterr().err
         at = make_app(**link, batch="16")
         assert [m for m in at.metric if m.label.startswith("Speedup of the request")]
 
@@ -3897,15 +3897,15 @@ class TestClaimsPage:
         assert "on AWS Trainium2" in at.warning[0].value
 
     def test_a_claim_at_a_batch_the_memory_does_not_hold(self):
-        """gpt-oss-120b + EAGLE-3 on one H100 holds 237 sequences: 3x at batch 500 was "Conditional",
+        """gpt-oss-120b + EAGLE-3 on one H100 holds 263 sequences: 3x at batch 500 was "Conditional",
         with "Batches where it can hold: 500"."""
         at = claims_app(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", claim="3x at batch 500")
         assert at.error[0].value.startswith("**Impossible here:** batch 500 does not fit the memory of NVIDIA H100 SXM")
-        assert any("holds at most 237 sequences with the draft" in m.value for m in at.markdown)
+        assert any("holds at most 263 sequences with the draft" in m.value for m in at.markdown)
         assert metric(at, "Batches where it can hold") == "none" and not at.get("vega_lite_chart")
         assert not [m for m in at.metric if m.label == "At α = 1: central (range)"]
         # Each view says why it has nothing (a manager's pass: a blank chart, and dashes "out of reach").
-        said = i18n.t("claims.view_no_fit", "en", batch=500, limit=237)
+        said = i18n.t("claims.view_no_fit", "en", batch=500, limit=263)
         assert said in [i.value for i in at.info]
         required = claims_app(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", claim="3x at batch 500",
                               claim_view="required")

@@ -560,7 +560,7 @@ class TestCheckClaim:
 
 class TestClaimsWithinMemory:
     """A batch the memory does not hold gets no speedup here either (the calculator's memory_fit).
-    A manager's Chromium pass: gpt-oss-120b + EAGLE-3 on one H100 (237 sequences fit) was said to
+    A manager's Chromium pass: gpt-oss-120b + EAGLE-3 on one H100 (263 sequences fit) was said to
     hold "3x at batch 500", and "up to 3x" at any batch from 1 to 822."""
 
     GPT_OSS = dict(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp=1)
@@ -569,10 +569,10 @@ class TestClaimsWithinMemory:
         chosen = make_scenario(**self.GPT_OSS)
         check = claims.check_claim(chosen, claims.Claim(3.0, batch=500), GAMMA_MAX, BATCH_MAX)
         assert check.verdict == "impossible" and check.headline.key == "claims.verdict.no_fit"
-        assert check.memory_limit == calculator.memory_fit(chosen)["max_batch"] == 237
+        assert check.memory_limit == calculator.memory_fit(chosen)["max_batch"] == 263
         assert check.memory_gamma == 1  # the shortest draft leaves the most room
         assert check.reasons[0].key == "claims.reason.no_fit"  # the way to fit names an FP8 cache: it is BF16
-        assert check.reasons[0].params == {"batch": 500, "most": 237, "context": 1024}
+        assert check.reasons[0].params == {"batch": 500, "most": 263, "context": 1024}
         assert check.batches.empty and math.isnan(check.best["speedup"]) and math.isnan(check.holds_up_to)
         assert claims.calculator_point(check, chosen) == {"batch": 500}
 
@@ -588,8 +588,8 @@ class TestClaimsWithinMemory:
     def test_the_batches_stop_where_the_memory_does(self):
         chosen = make_scenario(**self.GPT_OSS)
         check = claims.check_claim(chosen, claims.Claim(3.0), GAMMA_MAX, BATCH_MAX)
-        assert check.verdict == "conditional" and check.batches["batch"].max() == check.holds_up_to == 237
-        assert check.best["batch"] <= 237 and check.conditions[-1].key == "claims.condition.batch_memory_all"
+        assert check.verdict == "conditional" and check.batches["batch"].max() == check.holds_up_to == 263
+        assert check.best["batch"] <= 263 and check.conditions[-1].key == "claims.condition.batch_memory_all"
         # At each γ the grid holds, that γ's draft leaves room for the batch, or it has no figure.
         gammas = np.arange(1, GAMMA_MAX + 1)
         limits = [make_scenario(**self.GPT_OSS, gamma=str(g)).max_batch() for g in gammas]

@@ -1449,14 +1449,14 @@ class TestVllmConfigCommand:
         """--draft takes a head's preset as a link's draft does: SpecForge's gpt-oss-120b head, the
         page's default draft there, had been refused as unknown, and ``--method eagle3 --head`` priced
         a head of the target's shape (140 sequences on one H100, where the head's own scenario holds
-        125, as the Deploy view and ``serve`` say)."""
+        139, as the Deploy view and ``serve`` say)."""
         head = "EAGLE3-SpecForge-gpt-oss-120b"
         _, out, _ = run(capsys, "vllm-config", "--version", "0.33.0", "--target", "gpt-oss-120b", "--draft", head,
                         "--gamma", "3", "--tp", "1", "--by-batch", "--gpu", "H100-SXM", "--alpha", "0.7", "--context", "2048")
         ours = json.loads(out)
         _, out, _ = run(capsys, "serve", f"gpu=H100-SXM&target=gpt-oss-120b&draft={head}&tp=1&alpha=0.7&gamma=3&context=2048")
         served = json.loads(out)
-        assert "--max-num-seqs 125 " in ours["command"] and ours["command"] == served["command"]
+        assert "--max-num-seqs 139 " in ours["command"] and ours["command"] == served["command"]
         for argv in (("claim", "2x", "--target", "gpt-oss-120b", "--draft", head),
                      ("simulate", "target=gpt-oss-120b&tp=1", "--draft", head)):
             code, _, err = run(capsys, *argv)

@@ -123,6 +123,19 @@ class TestMemoryUse:
         assert fp8["weights_target"] + fp8["kv_target"] == pytest.approx(
             (target.params_total - embeddings + 2 * embeddings + target.kv_bytes_per_token(1)) / 1e9)
 
+    def test_an_eagle3_head_holds_its_own_head_but_not_the_target_s_embedding(self):
+        """SpecForge's gpt-oss-120b head: one decoder layer, the fc and a 32,000-token head, by hand;
+        its 201,088 × 2,880 input table is the target's, which the engines share (it had been charged
+        1.16 GB more, and one H100 held 237 sequences of 1,024 where it holds 263)."""
+        target, gpu, shipped = PRESETS.models["gpt-oss-120b"], PRESETS.gpus["H100-SXM"], dtypes.PRECISIONS["checkpoint"]
+        head = scenario.resolve_draft("EAGLE3-SpecForge-gpt-oss-120b", PRESETS)
+        h, heads, kv, d, i = 2880, 64, 8, 64, 17_280
+        layer = 2 * h * heads * d + 2 * 2 * h * kv * d + heads * d * h + 3 * h * i + 3 * h + h + 3 * h * h
+        held = scenario.memory_use(gpu, target, head, shipped, tp=1, batch=1, context=0, gamma=0)["weights_draft"]
+        assert held == pytest.approx(2 * (layer + 32_000 * h) / 1e9)
+        assert head.model.params_total - (layer + 32_000 * h) == 201_088 * h  # the model read keeps its table
+        assert scenario.largest_batch(gpu, target, head, shipped, tp=1, context=1024, gamma=3) == 263
+
 
 class TestDefaultTp:
     def test_the_fewest_gpus_that_hold_the_pair(self):
