@@ -3043,6 +3043,22 @@ class TestLivePage:
         idle = next(c.value for c in at.caption if c.value.startswith("No draft in this window"))
         assert "Since it started: acceptance rate 0.667 (accepted over drafted), acceptance length 3.00, α" in idle
 
+    def test_the_first_scrape_says_its_acceptance_by_position_as_the_command_line_does(self, capsys):
+        """An analyst's pass: the first read of a real vLLM scrape said its rate, length and α since
+        the server started but not the per-position counters' shares, which `specviz metrics` prints
+        from the same scrape: 12,371, 10,390 and 8,919 of 14,902 drafts, nothing in 1 − 12,371/14,902."""
+        text = (SAMPLES / "vllm_metrics_specdecode_excerpt.prom").read_text()
+        with metrics_server(lambda n: text) as url:
+            first = next(c.value for c in live_app(live_source="url", live_url=url).caption
+                         if "since its server started" in c.value)
+        assert first.endswith("Drafts whose position 1, 2, … was accepted: 0.830, 0.697, 0.599; "
+                              "nothing accepted in 17.0% of them.")
+        from specviz import cli
+        assert cli.main(["metrics", str(SAMPLES / "vllm_metrics_specdecode_excerpt.prom")]) == 0
+        (row,) = json.loads(capsys.readouterr().out)
+        assert [f"{share:.3f}" for share in row["per_position_acceptance"]] == ["0.830", "0.697", "0.599"]
+        assert f"{row['zero_accept_rate']:.1%}" == "17.0%"
+
     def test_the_verdict_runs_at_the_mean_context_of_the_window_s_finished_requests(self):
         """3 requests of 20 tokens in and 64 out finish between two scrapes (vLLM's histograms): the
         headline's mean context is 20 + 64/2 = 52, the verdict says it runs there and why, and the

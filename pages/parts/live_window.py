@@ -139,12 +139,18 @@ def show_verdict(view: LiveView, verdict: windows.PayingNow | Notice, served: sc
 
 def since_start_line(view: LiveView, state: SpecDecodeState, key: str, **more: float) -> str | None:
     """A model's acceptance since its server started (``key``: before the first window, or beside one
-    without drafts, with ``more`` of its values), or None where it has drafted nothing since."""
+    without drafts, with ``more`` of its values) and, where its counters give them, by position and
+    the drafts of which nothing was accepted, as ``specviz metrics`` prints them from the same
+    scrape; None where it has drafted nothing since."""
     if not state.draft_tokens or pd.isna(state.acceptance_rate):
         return None
-    return t(key, view.lang, **more, model=escape_markdown(state.model_name) or t("live.no_model_name", view.lang),
+    said = t(key, view.lang, **more, model=escape_markdown(state.model_name) or t("live.no_model_name", view.lang),
              rate=state.acceptance_rate, length=state.acceptance_length, tokens=state.draft_tokens,
              alpha=t("live.since_start_alpha", view.lang, alpha=state.alpha_iid) if not pd.isna(state.alpha_iid) else "")
+    if state.per_position_acceptance and state.zero_accept_rate is not None and not pd.isna(state.zero_accept_rate):
+        said += t("live.since_start_positions", view.lang, zero=state.zero_accept_rate,
+                  positions=", ".join(f"{share:.3f}" for share in state.per_position_acceptance))
+    return said
 
 
 def show_figures(view: LiveView, figures: dict, absent: dict, notices: list[Notice], acceptance: list | None,
