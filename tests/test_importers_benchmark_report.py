@@ -225,6 +225,22 @@ class TestVersionsOnRealFiles:
         assert standard.iso_duration(text) == seconds
 
 
+class TestReportFolder:
+    def test_the_report_s_json_schema_beside_its_example_is_passed_over_and_said(self, capsys, tmp_path):
+        """An analyst's pass: llm-d's folder, uploaded, holds the report's JSON Schema (the very file
+        specviz ships to check reports), which was said in red to be no result of a known format."""
+        folder = SAMPLES / "llm_d_benchmark_report"
+        chosen = importers.folder_files(folder)
+        schema = folder / "br_v0_2_1_json_schema.json"
+        assert schema.read_bytes() == (ROOT / "data/benchmark_report/br_v0_2_1_json_schema.json").read_bytes()
+        assert chosen.files == [EXAMPLE_021] and chosen.left_out[schema].reason == "report_schema"
+        db = str(tmp_path / "s.duckdb")
+        assert cli.main(["ingest", str(folder), "--db", db, "--format", "json"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert [s["message"] for s in report["skipped"]] == [
+            f"{schema.name}: not read: the llm-d benchmark report's JSON Schema (how a report is written, no result)."]
+
+
 class TestRefused:
     def test_schema_refuses_a_report_naming_the_field(self):
         doc = example_021()

@@ -154,6 +154,9 @@ _STAGE_REPORT = re.compile(r"stage_\d+_lifecycle_metrics\.json")
 _PARTIAL_STAGE = re.compile(r".*\.partial\.stage_\d+\.ya?ml", re.IGNORECASE)
 # inference-perf's lifecycle reports, beside which its validation.json is its check of them.
 _LIFECYCLE_REPORT = re.compile(r"(?:stage_\d+|summary|per_request)_lifecycle_metrics\.json")
+# The llm-d benchmark report's JSON Schema, which its repository ships beside the example reports
+# (specviz's own copy is data/benchmark_report/): a schema, no result.
+_REPORT_SCHEMA = re.compile(r"br_v\d+(?:_\d+)*_json_schema\.json")
 RESULT_SUFFIXES = (".json", ".jsonl", ".csv", ".yaml", ".yml")
 """What a folder's result files end in."""
 _TEXT_SUFFIXES = (".txt", ".prom")  # what a /metrics scrape saved beside results ends in
@@ -169,7 +172,8 @@ class LeftOut(NamedTuple):
     ``run_config`` (the ``config.yaml`` of an
     inference-perf run folder: its load and server settings, no result), ``validation`` (the
     ``validation.json`` beside inference-perf's lifecycle reports: its findings on them, no result;
-    :func:`specviz.results.importers.inference_perf.is_validation`), or AIPerf's
+    :func:`specviz.results.importers.inference_perf.is_validation`), ``report_schema`` (the llm-d
+    benchmark report's JSON Schema, ``br_v0_2_1_json_schema.json``), or AIPerf's
     (:func:`specviz.results.importers.aiperf.left_out`): ``aiperf_copy`` (a run's CSV or per-request
     lines beside its ``profile_export_aiperf.json``, another export's CSV beside its JSON),
     ``aiperf_trial`` (a repetition of a sweep cell whose run is the aggregate over its repetitions)
@@ -200,7 +204,8 @@ def select_files(paths: Iterable[PurePath]) -> FolderFiles:
     reported as already stored from it (:meth:`specviz.results.store.Store.import_file`), or
     refused where its figures differ; where a sweep was cut short before writing it, the run
     files are read. A sweep's ``summary.csv`` (above the sweep folders), ``warmup.json`` and
-    failure records, inference-perf's ``config.yaml`` and its ``validation.json``, and AIPerf's files
+    failure records, inference-perf's ``config.yaml`` and its ``validation.json``, the benchmark
+    report's JSON Schema, and AIPerf's files
     that repeat another's runs (a sweep cell is one run), are passed over (:class:`LeftOut`), as is
     every file whose name does not end in :data:`RESULT_SUFFIXES` (``not_a_result``, a README;
     ``text_file``, a ``.txt`` or ``.prom`` that may be a /metrics scrape), but those of hidden files
@@ -236,6 +241,8 @@ def select_files(paths: Iterable[PurePath]) -> FolderFiles:
                 left_out[here / name] = LeftOut("run_config")
             elif name == "validation.json" and any(_LIFECYCLE_REPORT.fullmatch(f) for f in found):
                 left_out[here / name] = LeftOut("validation")
+            elif _REPORT_SCHEMA.fullmatch(name):
+                left_out[here / name] = LeftOut("report_schema")
             else:
                 files.append(here / name)
     left_out.update((path, LeftOut(*why)) for path, why in aiperf.left_out(files).items())
