@@ -246,6 +246,19 @@ class TestModelFromConfigCommand:
         assert row["kv_bytes_per_token"] == 131072 and row["layers"] == 32
         assert row["kv_bytes_per_token_past_windows"] == 131072  # no window: the same
 
+    def test_a_linear_attention_state_is_printed_per_sequence(self, capsys):
+        """Qwen3-Next's 36 Gated DeltaNet layers (every 4th of 48 is full attention) each keep
+        32 value heads × 128 × 128 of recurrent state and 3 × (2·16·128 + 32·128) of convolution
+        state, whatever the context (a review: the command printed only the 24,576 cache bytes a
+        position adds, where one sequence's state at 1,024 positions is more than its cache)."""
+        _, out, _ = run(capsys, "model-from-config", str(SAMPLES / "configs" / "Qwen3-Next-80B-A3B-Thinking.config.json"))
+        row = json.loads(out)
+        per_layer = 32 * 128 * 128 + 3 * (2 * 16 * 128 + 32 * 128)
+        assert per_layer == 548_864 and row["state_bytes_per_sequence"] == 36 * per_layer * 2 == 39_518_208
+        assert row["state_bytes_per_sequence"] > 1024 * row["kv_bytes_per_token"]
+        _, out, _ = run(capsys, "model-from-config", str(SAMPLES / "configs" / "DeepSeek-V3.config.json"))
+        assert json.loads(out)["state_bytes_per_sequence"] == 0
+
     def test_a_window_s_layers_stop_adding_cache_past_it(self, capsys):
         """gpt-oss-120b: 18 full and 18 sliding layers of 128 positions, 8 KV heads of 64 in BF16: by hand
         36 · 2 · 8 · 64 · 2 = 73,728 bytes a position within the windows, half past them (the output had

@@ -293,7 +293,10 @@ whole, the input embedding table and the output head included (DeepSeek-V3's 37.
 OpenAI state 37B and 5.1B with the embedding left out, docs/model.md says each publisher's
 convention). `kv_bytes_per_token` is what one more position adds while it is within every layer's
 window; `kv_bytes_per_token_past_windows`, once it is past every sliding or chunked window (the same
-for a model without windows).
+for a model without windows); `state_bytes_per_sequence`, what a sequence keeps whatever its context:
+a linear-attention layer's state (Qwen3-Next's 39.5 MB in BF16, more than its cache of 1,024
+positions), once; a verify pass keeps one for each position it may roll back to (0 for a model
+whose every layer caches positions).
 """
 
 _CALC_DOC = """\
@@ -469,7 +472,8 @@ def _model_from_config(args: argparse.Namespace) -> tuple[str, int]:
     model = config_model(args.file)
     row = {"params_total": model.params_total, "params_active": model.params_active,
            "kv_bytes_per_token": model.kv_bytes_per_token(args.kv_bytes),
-           "kv_bytes_per_token_past_windows": model.kv_bytes_per_token(args.kv_bytes, past_windows=True)}
+           "kv_bytes_per_token_past_windows": model.kv_bytes_per_token(args.kv_bytes, past_windows=True),
+           "state_bytes_per_sequence": float(model.cache_bytes(0, args.kv_bytes))}
     notes = " ".join(words(note, args.lang) for note in model.notes)  # each a sentence
     row |= {k: v for k, v in model.row().items() if k not in row} | {"notes": notes}
     return (json_text(row) if args.format == "json" else format_rows([row], args.format)), 0
