@@ -470,10 +470,10 @@ class TestCalculatorPage:
         assert "(its matmuls run at the peaks of their formats" in detail and "the sidebar's 562 is its largest part's" in detail
         at = make_app(target="gpt-oss-120b", gpu="B200", precision="nvfp4")
         assert sum("Ridge point: 1125 FLOP/byte (FP4 peak" in c.value for c in at.sidebar.caption) == 1
-        # An engineer's pass: NVFP4 on an MI355X had met its FP4 peak (1,262); vLLM emulates NVFP4 there
+        # An engineer's pass: NVFP4 on an MI355X had met its FP4 peak (1,258); vLLM emulates NVFP4 there
         # (BF16 matmuls: its FP4 units take MX scales), while Quark's MXFP4 W4A4 runs FP4 × FP4.
         at = make_app(target="DeepSeek-V3", gpu="MI355X", precision="nvfp4")
-        assert sum("Ridge point: 312 FLOP/byte (BF16 peak" in c.value for c in at.sidebar.caption) == 1
+        assert sum("Ridge point: 315 FLOP/byte (BF16 peak" in c.value for c in at.sidebar.caption) == 1
         assert any(c.value.startswith("AMD Instinct MI355X has no NVFP4 peak") for c in at.sidebar.caption)
         mi355x = PRESETS.gpus["MI355X"]
         assert (mi355x.runs_at("nvfp4"), mi355x.runs_at("fp4"), PRESETS.gpus["B200"].runs_at("nvfp4")) == ("bf16", "fp4", "fp4")

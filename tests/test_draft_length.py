@@ -60,8 +60,8 @@ class TestGammaSchedule:
         # Its MXFP4 experts multiplied at the FP8 peak (W4A8): at 2,659 no γ pays, and the last range is off.
         speed = calculator.evaluate_scenario(gpt_oss, 0.6, np.arange(1, 17), 2659, 4096)["speedup"]
         assert (speed < 1).all() and schedule["gamma"].iloc[-1] == 0
-        paying = calculator.evaluate_scenario(gpt_oss, 0.6, np.arange(1, 17), 2303, 4096)["speedup"]
-        assert schedule["gamma"].iloc[-2] == int(np.argmax(paying)) + 1 == 1 and schedule["last"].iloc[-2] == 2303
+        paying = calculator.evaluate_scenario(gpt_oss, 0.6, np.arange(1, 17), 2316, 4096)["speedup"]
+        assert schedule["gamma"].iloc[-2] == int(np.argmax(paying)) + 1 == 1 and schedule["last"].iloc[-2] == 2316
         command = serving.serve_command(gpt_oss, schedule, 2, 128, draft_repo="org/head")
         # The server sets aside room for its longest draft, 3, in each request: one sequence fewer, and
         # the schedule stops there too (it ran to 2,660, a batch the server never reaches: an engineer's pass).
@@ -69,11 +69,11 @@ class TestGammaSchedule:
         assert config_of(command)["num_speculative_tokens_per_batch_size"][-1][1] == 2659
         advice = draft_length.advise(gpt_oss, 0.6, 2, 128, schedule)
         # Off at batches 1-10, where the costs only speculation pays outweigh 2.18 tokens a step, on from
-        # 11, and off again from 2,304 to the last batch the memory holds: at those batches, not "from
+        # 11, and off again from 2,317 to the last batch the memory holds: at those batches, not "from
         # batch 1" (which the advice had said, and the command's switch by batch size would have turned
         # it off at all).
-        assert draft_length.off_ranges(schedule) == [(1, 10), (2304, 2659)] and draft_length.stays_off_from(schedule) == 2304
-        assert Notice("advice.off_at_and_from", ranges="1–10", batch=2304) in advice
+        assert draft_length.off_ranges(schedule) == [(1, 10), (2317, 2659)] and draft_length.stays_off_from(schedule) == 2317
+        assert Notice("advice.off_at_and_from", ranges="1–10", batch=2317) in advice
         moved = next(n for n in advice if n.key.startswith("advice.gamma_by"))
         assert moved.params["small_batch"] == 11 and moved.params["small"] > 0
 
