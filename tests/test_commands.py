@@ -408,13 +408,27 @@ class TestParallelFlags:
         # (the row from 4: γ 3), key 2 its 16 (γ 2), key 8 its 64 (γ 1), key 25 its 200 (γ 0).
         assert sglang.rank_tiers(schedule, 8) == {"1": {"candidate_steps": [3]}, "2": {"candidate_steps": [2]},
                                                         "8": {"candidate_steps": [1]}, "25": {"candidate_steps": [0]}}
-        command = sglang.sglang_command(self.DEEPSEEK, 3, schedule=schedule, method="mtp")
+        # Eight replicas of a dense target (--dp-size): each its own server's tiers.
+        replicas = make_scenario(target="Llama-3.1-8B", draft="eagle3", tp="1", dp="8")
+        command = sglang.sglang_command(replicas, 3, schedule=schedule)
         assert json.loads(command.files["adaptive_tiers.json"]) == sglang.rank_tiers(schedule, 8)
         assert next(n for n in command.notices if n.key == "command.sglang_tiers_per_rank").params == {"dp": 8}
         # --speculative-num-steps must be one of the tiers' steps: their longest, 3, not the schedule's 4
         # at the server's batches 1-3, which no rank's key holds (Llama 4 Maverick on 16 H100s: 8, tiers to 7).
         steps = command.argv[command.argv.index("--speculative-num-steps") + 1]
         assert steps == "3" and command.argv[command.argv.index("--speculative-num-draft-tokens") + 1] == "4"
+
+    def test_sglang_writes_no_tiers_with_data_parallel_attention(self):
+        """SGLang 0.5.23 turns adaptive tiers off with data-parallel attention ("adaptive tier decisions
+        are not synchronized across DP ranks", adaptive_spec_params.py) and drafts its steps throughout:
+        the command had written tiers for DeepSeek-V3 + MTP over 8 attention groups (a flags review)."""
+        schedule = pd.DataFrame({"first": [1, 4, 16, 64, 200], "last": [3, 15, 63, 199, 512],
+                                 "gamma": [4, 3, 2, 1, 0]})
+        command = sglang.sglang_command(self.DEEPSEEK, 3, schedule=schedule, method="mtp")
+        assert not command.files and "--speculative-adaptive" not in command.argv and "--attn-dp-size" in command.argv
+        assert next(n for n in command.notices if n.key == "command.sglang_tiers_attn_dp").params == {"dp": 8, "steps": 3}
+        assert not [n for n in command.notices if n.key == "command.sglang_tiers_per_rank"]
+        assert command.argv[command.argv.index("--speculative-num-steps") + 1] == "3"
 
 
 class TestPerRankBatch:
@@ -587,7 +601,6 @@ class TestServeCommand:
         assert config_of(suffix) == {"method": "suffix", "num_speculative_tokens": 4}
         sglang = serving.serve_command(SCENARIO, schedule, 4, 64, engine="sglang", by_load=False)
         assert sglang.argv[sglang.argv.index("--speculative-num-steps") + 1] == "4"
-
 
 class TestTrtllmCommand:
     """trtllm-serve and its options file, per release (specviz.advice.trtllm's facts)."""

@@ -11,7 +11,9 @@ MTP layers run as EAGLE with no draft path (its DeepSeek-V3 instructions). ``--s
 0 steps (plain decoding) from 0.5.14: keys are batch sizes, each tier a list of candidate steps;
 the batch is first rounded up to the next CUDA-graph batch size, then the largest key at or below
 it applies (``speculative/adaptive_spec_params.py``). EAGLE and EAGLE3 (MTP is renamed EAGLE
-first) with top-k 1 only; ``--speculative-num-steps`` must be one of the tiers' steps. EAGLE3
+first) with top-k 1 only, and not with data-parallel attention (``adaptive_unsupported_reason``, 0.5.23:
+"adaptive tier decisions are not synchronized across DP ranks"; the server then drafts its
+``--speculative-num-steps`` throughout); ``--speculative-num-steps`` must be one of the tiers' steps. EAGLE3
 needs the target's class to capture hidden states (``set_eagle3_layers_to_capture``, called by
 ``model_executor/model_runner.py``): of the model types specviz reads, all have it in 0.5.14 and
 0.5.23 (``srt/models/*.py``: Llama's class and those derived from it, Mistral's and Phi-3's, Qwen's,
@@ -126,7 +128,9 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
         argv += ["--ep-size", str(scenario.tp * scenario.dp)]
     # Tiers run with EAGLE and EAGLE3, and with MTP, which SGLang renames EAGLE before it checks;
     # not where no tier would speculate, for --speculative-num-steps must be one of the tiers' steps.
-    tiers = rank_tiers(schedule, scenario.dp) if schedule is not None and kind in TIERED_METHODS else None
+    # Not with data-parallel attention, where SGLang turns them off: its groups would choose apart.
+    attn_dp = scenario.dp > 1 and moe
+    tiers = rank_tiers(schedule, scenario.dp) if schedule is not None and kind in TIERED_METHODS and not attn_dp else None
     longest = max(tier["candidate_steps"][0] for tier in tiers.values()) if tiers else 0
     all_off = tiers is not None and longest == 0
     tiered = tiers is not None and not all_off
@@ -159,6 +163,8 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
         notices.append(Notice("command.sglang_tiers", since="0.5.14"))
         if scenario.dp > 1:
             notices.append(Notice("command.sglang_tiers_per_rank", dp=scenario.dp))
+    elif schedule is not None and kind in TIERED_METHODS and attn_dp:
+        notices.append(Notice("command.sglang_tiers_attn_dp", dp=scenario.dp, steps=steps))
     elif schedule is not None and kind not in ("eagle", "eagle3"):
         notices.append(Notice("command.sglang_tiers_eagle_only", algorithm=SGLANG_ALGORITHMS[kind]))
     return Command(argv, files, notices, problems)
