@@ -602,6 +602,41 @@ class TestServeCommand:
         sglang = serving.serve_command(SCENARIO, schedule, 4, 64, engine="sglang", by_load=False)
         assert sglang.argv[sglang.argv.index("--speculative-num-steps") + 1] == "4"
 
+    def test_a_suffix_schedule_is_left_out_where_vllm_drops_it(self):
+        """vLLM 0.33.0 runs suffix decoding on its V1 model runner, which drops
+        num_speculative_tokens_per_batch_size for it (config/vllm.py, _maybe_disable_dynamic_sd_for_v1);
+        0.24.0 applied it. The command had written it without a word (a flags review)."""
+        suffix = make_scenario(target="Qwen3-32B", draft="suffix", tp="2", alpha="0.5", gamma="4", batch="16",
+                               context="4096")
+        schedule = draft_length.gamma_schedule(suffix, 0.5, 4096, 1024, 8)
+        here = int(schedule[(schedule["first"] <= 16) & (schedule["last"] >= 16)]["gamma"].iloc[0])
+        newest = serving.serve_command(suffix, schedule, 4, 16)
+        assert config_of(newest) == {"method": "suffix", "num_speculative_tokens": here}
+        assert next(n for n in newest.notices if n.key == "command.schedule_suffix").params == {
+            "version": "0.33.0", "gamma": here}
+        older = serving.serve_command(suffix, schedule, 4, 16, version="0.24.0")
+        assert "num_speculative_tokens_per_batch_size" in config_of(older) and "command.schedule_suffix" not in keys(older)
+
+    def test_max_num_seqs_stays_within_vllm_s_token_budget(self):
+        """vLLM refuses to start where --max-num-seqs passes --max-num-batched-tokens ("must be greater
+        than or equal to max_num_seqs", config/scheduler.py, 0.24.0 and 0.33.0): gpt-oss-20b on one
+        H100 with an FP8 cache holds 13,320 sequences of 256 positions, and the command had stated them
+        against a default budget of 8,192 (a flags review). It states 8,192 and says why; its schedule
+        ends there."""
+        small = make_scenario(target="gpt-oss-20b", draft="ngram", tp="1", alpha="0.6", gamma="3", batch="64",
+                              context="256", kv="fp8")
+        schedule = draft_length.gamma_schedule(small, 0.6, 256, 1024, 8)
+        command = serving.serve_command(small, schedule, 3, 64)
+        flags = dict(zip(command.argv, command.argv[1:]))
+        assert flags["--max-num-seqs"] == "8192" and "--max-num-batched-tokens" not in flags
+        said = next(n for n in command.notices if n.key == "command.seqs_budget")
+        assert said.params == {"flag": "--max-num-seqs", "most": 8192, "held": replace(small, gamma=5).max_batch()} \
+            and said.params["held"] == 13_320
+        assert config_of(command)["num_speculative_tokens_per_batch_size"][-1][1] == 8192
+        within = serving.serve_command(SCENARIO, draft_length.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8), 4, 64)
+        assert "command.seqs_budget" not in keys(within)
+
+
 class TestTrtllmCommand:
     """trtllm-serve and its options file, per release (specviz.advice.trtllm's facts)."""
 

@@ -18,7 +18,12 @@ was checked (each release's source package on PyPI, and the pull request that ma
 * ``num_speculative_tokens_per_batch_size`` (#32374, first in 0.24.0): a list of
   ``[first batch, last batch, draft length]``, inclusive, sorted, not overlapping, the first
   starting at 1; a gap takes the previous range's length and batches past the last range take the
-  last one; each length is capped at ``num_speculative_tokens``; off when data parallelism > 1;
+  last one; each length is capped at ``num_speculative_tokens``; with data parallelism > 1 ranks
+  that pick different lengths deadlock, so 0.33.0 turns it off (``config/vllm.py``,
+  ``_maybe_disable_dynamic_sd_for_data_parallel``; 0.24.0 did not), and so do these commands in
+  every release; 0.33.0 keeps it, on its V1 model runner, for ngram, eagle, eagle3, mtp,
+  draft_model and dflash only, and runs suffix decoding there (Model Runner V2 does not), so it
+  drops a suffix schedule (``_maybe_disable_dynamic_sd_for_v1``), which 0.24.0 applied;
 * methods: ``ngram``, ``eagle``, ``medusa``, ``mlp_speculator`` and ``draft_model`` from 0.8.2,
   ``eagle3`` from 0.8.5 (0.8.4's config has no such method), ``mtp`` from 0.11.0, ``suffix`` from
   0.11.1 (#25784), ``dflash`` (a block drafter that proposes γ tokens in one pass) from 0.20.0
@@ -89,7 +94,7 @@ from specviz.model.dtypes import LINEAR_COMPONENTS
 from specviz.names import HF_URL, hugging_face_id
 from specviz.scenario import Scenario
 
-from .memory_flags import budget_notices, memory_flags, node_notices
+from .memory_flags import budget_notices, memory_flags, node_notices, vllm_most_seqs
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "vllm_schedule",
            "Command", "vllm_command", "speculation_method", "draft_name", "draft_quantization", "checkpoint_id",
@@ -107,6 +112,7 @@ _V0_GONE = (0, 10, 0)
 _V1_DEFAULT = (0, 8, 0)  # the V1 engine serves unless told otherwise (vLLM 0.8.0 release notes)
 _DISABLE_KEY_GONE = (0, 17, 0)
 _SCHEDULE = (0, 24, 0)
+_SUFFIX_SCHEDULE_GONE = (0, 33, 0)  # the first release seen to drop a suffix schedule (0.24.0 kept it)
 _EXPERT_PARALLEL = (0, 8, 0)  # --enable-expert-parallel
 _DATA_PARALLEL = (0, 8, 3)  # --data-parallel-size
 _DRAFT_MODEL_V1 = (0, 16, 0)
@@ -533,8 +539,11 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
             problems.append(Notice("command.ep_since", version=version, since=_release(_EXPERT_PARALLEL)))
         else:
             argv.append("--enable-expert-parallel")
-    # vLLM keeps its per-batch schedule off with more than one data-parallel rank.
+    # No per-batch schedule with more than one data-parallel rank (ranks that draft apart deadlock), nor
+    # for suffix decoding where the release drops it: one length, the best at the page's batch.
     held = schedule is not None and v >= _SCHEDULE and scenario.dp > 1
+    dropped = schedule is not None and method == "suffix" and v >= _SUFFIX_SCHEDULE_GONE and not held
+    held = held or dropped
     scheduled = schedule is not None and v >= _SCHEDULE and not held
     drafted = max(1, int(schedule["gamma"].max())) if scheduled else int(gamma)
     argv += memory_flags(scenario, "vLLM", problems, notices=notices, drafted=drafted)
@@ -562,9 +571,14 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         config["prompt_lookup_max"] = prompt_lookup_max
     if parallel_drafting:
         config["parallel_drafting"] = True
-    if held:
+    if dropped:
+        notices.append(Notice("command.schedule_suffix", version=version, gamma=int(gamma)))
+    elif held:
         notices.append(Notice("command.schedule_dp", dp=scenario.dp, gamma=int(gamma)))
     elif schedule is not None:
+        # Its ranges end where --max-num-seqs does (vLLM's token budget may hold fewer than the memory).
+        most = vllm_most_seqs(scenario)
+        schedule = schedule[schedule["first"] <= most].assign(last=lambda rows: rows["last"].clip(upper=most))
         keys, unheld = vllm_schedule(schedule, version)
         config.update(keys or {})
         notices += [unheld] if unheld else []

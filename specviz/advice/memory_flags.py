@@ -73,6 +73,15 @@ def engine_rule(scenario: Scenario, engine: str) -> memory.MemoryRule:
     return scenario.engine.memory if command_engine_of(scenario.engine.id) == command else COMMAND_ENGINES[command][2]
 
 
+def vllm_most_seqs(scenario: Scenario) -> int:
+    """The most sequences a vLLM rank may be told to hold (``--max-num-seqs``): its default token budget
+    a step (``--max-num-batched-tokens``, :data:`specviz.model.memory.VLLM_BUDGET`, which the commands
+    leave at its default: :func:`budget_notices`). vLLM refuses to start with more ("max_num_batched_tokens
+    (8192) must be greater than or equal to max_num_seqs", ``config/scheduler.py`` in 0.24.0 and
+    0.33.0): gpt-oss-20b on one H100 with an FP8 cache holds 13,320 sequences of 256 positions."""
+    return engine_rule(scenario, "vLLM").budget.tokens_per_rank(scenario.gpu.memory_gb, scenario.dp)
+
+
 def stated_batch(limit: int) -> int:
     """The largest batch a command states and its schedule covers: the memory's ``limit``, at most
     ``SPECVIZ_SERVE_BATCH_MAX`` (a small model on large GPUs holds millions of sequences, and the
@@ -124,13 +133,18 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks:
             # A command states at most SPECVIZ_SERVE_BATCH_MAX: said, not passed off as what the memory holds.
             notices.append(Notice("command.batch_capped", flag=flags_of.batch, limit=limit, held=held, engine=engine))
         shares = ranks or scenario.dp
-        flags += [flags_of.batch, str(max(1, limit // shares) if flags_of.per_rank else limit)]
+        stated = max(1, limit // shares) if flags_of.per_rank else limit
+        if engine == "vLLM" and stated > (most := vllm_most_seqs(at_gamma)):
+            if notices is not None:
+                notices.append(Notice("command.seqs_budget", flag=flags_of.batch, most=most, held=stated))
+            stated = most
+        flags += [flags_of.batch, str(stated)]
         if flags_of.per_rank and shares > 1 and notices is not None:
             # The page says the server's largest batch (1,199); the flag is each rank's (149): said, so
             # that the two are not read as disagreeing.
             key = "command.per_rank_batch_capped" if held > limit else "command.per_rank_batch"
-            notices.append(Notice(key, flag=flags_of.batch, per_rank=max(1, limit // shares), ranks=shares,
-                                  total=max(1, limit // shares) * shares, limit=limit, engine=engine))
+            notices.append(Notice(key, flag=flags_of.batch, per_rank=stated, ranks=shares,
+                                  total=stated * shares, limit=limit, engine=engine))
     # A steady load's requests are as long as their tokens in and out (its context is their mean).
     longest = scenario.longest_request
     if longest > 0:
