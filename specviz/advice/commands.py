@@ -464,7 +464,9 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     target_repo : str, optional
         The checkpoint served, where not the preset's own (:func:`target_words`).
     prompt_lookup_max : int
-        n-gram window (vLLM's ``prompt_lookup_max``).
+        The n-gram looked up in the prompt (vLLM's ``prompt_lookup_max``); with no
+        ``prompt_lookup_min`` vLLM takes the same for it (``config/speculative.py``, 0.33.0), so it
+        matches exactly this many tokens.
     method : str
         One of :data:`METHODS`: ``"draft"`` drafts as the scenario says; the others name that
         method whatever the scenario's draft.

@@ -582,7 +582,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kv", choices=dtypes.KV_FORMATS, help="the KV cache's format, over the precision's")
     p.add_argument("--disable-by-batch-size", type=count, help="stop speculating from this batch (where the "
                                                                "version can)")
-    p.add_argument("--prompt-lookup-max", type=count, default=4, help="n-gram window (default 4)")
+    p.add_argument("--prompt-lookup-max", type=count, default=4,
+                   help="the n-gram looked up in the prompt (vLLM's prompt_lookup_max, default 4; with no "
+                        "prompt_lookup_min, vLLM matches exactly this many tokens)")
     p.add_argument("--by-batch", action="store_true", help="the best draft length for each batch size from the step "
                                                            "model (needs --gpu and --alpha)")
     p.add_argument("--gpu", help=f"GPU preset id (default {scenario.DEFAULT_GPU}): it sizes the GPU count and "
