@@ -26,8 +26,6 @@ _VIEW_RUNS = "explorer_view_runs"  # (the store's read, the examples, the runs w
 st.title(t("exp.title", lang))
 st.caption(t("exp.intro", lang))
 store = open_store(lang)
-if store.path == ":memory:":  # one process's: the command line, a recorder and a restart see none of it
-    st.warning(t("exp.in_memory", lang))
 # A viewer (SPECVIZ_VIEWER) or a read-only store shows and queries the runs but changes nothing.
 editable = not (settings.get("SPECVIZ_VIEWER") or store.read_only)
 if editable:

@@ -67,7 +67,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SPECVIZ_DB_LOCK_TIMEOUT_S", "10", float,
             "Seconds to wait for another process that holds the database file."),
     Setting("SPECVIZ_MAX_UPLOAD_BYTES", "200000000", int,
-            "Largest result file accepted for import, in bytes; the page's uploaders and `make run`'s server say it in whole MB."),
+            "Largest result file accepted for import, in bytes; the Explorer's uploaders say it in whole MB, and "
+            "`make run`'s server takes the largest of it and the config.json and tokenizer limits."),
     Setting("SPECVIZ_IMPORT_MEMORY_BYTES", "1000000000", int,
             "Memory one file's import may take, estimated before it is decoded; denser files are refused, in bytes."),
     Setting("SPECVIZ_STORED_TEXT_CHARS", "500", int,

@@ -1720,14 +1720,18 @@ class TestExplorerPage:
 
     def test_a_store_in_memory_is_said_to_be_one_process_s(self, monkeypatch):
         """SPECVIZ_DB=:memory: works for the app's own process (the command line refuses it): what is
-        imported is shown, and the page says it ends with the app and no other process can read it."""
+        imported is shown, and the Explorer and the Live page (which records into it) say it ends with
+        the app and no other process can read it."""
         monkeypatch.setenv("SPECVIZ_DB", ":memory:")
         at = explorer_app("baseline")
-        assert [w.value for w in at.warning] == [i18n.t("exp.in_memory", "en")]
+        assert [w.value for w in at.warning] == [i18n.t("store.in_memory", "en")]
         upload(at, ("pairs.csv", b"workload,concurrency,spec_method,num_speculative_tokens,output_throughput\n"
                                  b"chat,8,,,100\nchat,8,eagle,3,150\n", "text/csv"))
         pairs = next(d.value for d in at.dataframe if "Measured by" in d.value)
-        assert pairs["Measured speedup (×)"].tolist() == [1.5] and at.warning[0].value == i18n.t("exp.in_memory", "en")
+        assert pairs["Measured speedup (×)"].tolist() == [1.5] and at.warning[0].value == i18n.t("store.in_memory", "en")
+        live = AppTest.from_file(APP, default_timeout=60).run()
+        live.switch_page(f"{PAGES}/live-metrics.py").run()
+        assert i18n.t("store.in_memory", "en") in [w.value for w in live.warning]
 
     def test_crossover_table_says_when_there_is_none(self):
         at = explorer_app("baseline")

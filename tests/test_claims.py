@@ -593,8 +593,9 @@ class TestClaimsWithinMemory:
         # At each γ the grid holds, that γ's draft leaves room for the batch, or it has no figure.
         gammas = np.arange(1, GAMMA_MAX + 1)
         limits = [make_scenario(**self.GPT_OSS, gamma=str(g)).max_batch() for g in gammas]
-        at_limit = claims.check_claim(chosen, claims.Claim(3.0, batch=237), GAMMA_MAX, BATCH_MAX).required
-        assert at_limit["ceiling"].notna().to_numpy().tolist() == [237 <= limit for limit in limits]
+        at_limit = claims.check_claim(chosen, claims.Claim(3.0, batch=263), GAMMA_MAX, BATCH_MAX).required
+        fitting = [263 <= limit for limit in limits]
+        assert at_limit["ceiling"].notna().to_numpy().tolist() == fitting and any(fitting) and not all(fitting)
 
     def test_a_range_ended_by_the_memory_and_one_ended_by_the_speedup_are_told_apart(self):
         chosen = make_scenario()  # 228 sequences fit on the two H100s

@@ -179,6 +179,18 @@ class TestRooflineCommand:
         (row,) = json.loads(out)
         assert code == 0 and not err and 0 < row["draft_step_ms"] < row["baseline_step_ms"] / 3
 
+    def test_its_memory_limit_is_calc_s(self, capsys):
+        """One H100 holds 263 sequences of gpt-oss-120b with SpecForge's head (the head held without the
+        target's input embedding): roofline had priced the head's copy of it and said 237, not fitting
+        batch 250 that calc holds (a review)."""
+        head = "EAGLE3-SpecForge-gpt-oss-120b"
+        _, out, _ = run(capsys, "roofline", "--gpu", "H100-SXM", "--target", "gpt-oss-120b", "--draft", head,
+                        "--batch", "250", "264", "--context", "1024", "--alpha", "0.7", "--gamma", "3")
+        rows = json.loads(out)
+        _, out, _ = run(capsys, "calc", f"gpu=H100-SXM&target=gpt-oss-120b&draft={head}&tp=1&gamma=3&context=1024")
+        assert [(r["max_batch"], r["fits"]) for r in rows] == [(263, True), (263, False)] == [
+            (json.loads(out)["max_batch"], True), (263, False)]
+
     def test_draft_model_and_realistic_knobs(self, capsys):
         _, pure, _ = run(capsys, "roofline", "--gpu", "H100-SXM", "--target", "Qwen3-32B", "--draft",
                          "Qwen3-0.6B", "--batch", "8", "--alpha", "0.7", "--gamma", "5")
@@ -1417,6 +1429,15 @@ class TestSimulateCommand:
 
 
 class TestVllmConfigCommand:
+    def test_a_suffix_draft_s_one_length_is_the_gamma_given(self, capsys):
+        """vLLM 0.33.0 drops a suffix schedule: the command drafts the --gamma given, 6, which the notice
+        had called "the best length at this batch" (a review), where by_batch lists 3 at batch 1."""
+        _, out, _ = run(capsys, "vllm-config", "--version", "0.33.0", "--target", "Qwen3-32B", "--method", "suffix",
+                        "--gamma", "6", "--tp", "2", "--by-batch", "--gpu", "H100-SXM", "--alpha", "0.5")
+        row = json.loads(out)
+        assert '"num_speculative_tokens": 6}' in row["command"] and "per_batch_size" not in row["command"]
+        assert i18n.t("command.schedule_suffix_given", "en", version="0.33.0", gamma=6) in row["warnings"]
+
     def test_each_version_band(self, capsys):
         base = ("vllm-config", "--target", "Qwen3-32B", "--draft", "Qwen/Qwen3-0.6B", "--gamma", "4",
                 "--disable-by-batch-size", "32")
@@ -1709,8 +1730,10 @@ class TestScheduleCommand:
         for batch, plain, gains in ((1, 100, (1.5, 1.9)), (8, 700, (1.4, 1.6)), (32, 2000, (1.1, 1.05))):
             rows += [f"chat,{batch},,,{plain}"] + [f"chat,{batch},{{method}},{gamma},{plain * gain}"
                                                    for gamma, gain in zip((1, 3), gains)]
+        # vLLM 0.33.0 drops a suffix schedule (its V1 runner), which 0.24.0 read (a review).
         for method, engine, version, written in (("mtp", "sglang", None, True), ("mtp", "trtllm", "1.3.0rc8", False),
-                                                 ("ngram", "sglang", None, False), ("ngram", "trtllm", "1.2.1", True)):
+                                                 ("ngram", "sglang", None, False), ("ngram", "trtllm", "1.2.1", True),
+                                                 ("suffix", "vllm", "0.33.0", False), ("suffix", "vllm", "0.24.0", True)):
             (tmp_path / f"{method}.csv").write_text("\n".join(rows).replace("{method}", method) + "\n")
             code, out, _ = run(capsys, "schedule", "--from-runs", str(tmp_path / f"{method}.csv"), "--engine", engine,
                                *(("--version", version) if version else ()))
@@ -1718,8 +1741,8 @@ class TestScheduleCommand:
             assert code == 0 and table["ranges"] == [[1, 31, 3], [32, 32, 1]], (method, engine)
             assert (table["config"] is not None) is written, (method, engine)
             if not written:
-                assert table["note"].startswith(f"{'SGLang' if engine == 'sglang' else 'TensorRT-LLM 1.3.0rc8'} reads "
-                                                f"no schedule for {method}")
+                named = {"sglang": "SGLang", "trtllm": "TensorRT-LLM 1.3.0rc8", "vllm": "vLLM 0.33.0"}[engine]
+                assert table["note"].startswith(f"{named} reads no schedule for {method}")
 
     def test_a_vllm_release_without_the_key_gets_the_deploy_view_s_word(self, capsys, tmp_path):
         """vLLM 0.10.0 has no num_speculative_tokens_per_batch_size (0.24.0 brought it): the command
@@ -2238,13 +2261,20 @@ class TestAppCommand:
         assert argv[5:] == ["--server.address", "0.0.0.0", "--server.port", "9123", "--server.headless", "true",
                             "--browser.gatherUsageStats", "false", "--server.maxUploadSize", "200", "--server.port", "9000"]
 
-    def test_the_uploaders_limit_is_the_upload_setting(self, monkeypatch):
+    def test_the_server_s_upload_limit_is_its_largest_uploader_s(self, monkeypatch):
+        """The server refuses past its own limit with a bare 413: it takes the largest of the result,
+        config.json and tokenizer limits, each uploader holding its own files to theirs (a review: a
+        20 MB tokenizer.json under a 10 MB result limit was refused by the server where its uploader
+        said 50 MB)."""
+        limit = lambda: (argv := streamlit_argv([]))[argv.index("--server.maxUploadSize") + 1]
         monkeypatch.setenv("SPECVIZ_MAX_UPLOAD_BYTES", "400000000")
-        argv = streamlit_argv([])
-        assert argv[argv.index("--server.maxUploadSize") + 1] == "400"
+        assert limit() == "400"
+        monkeypatch.setenv("SPECVIZ_MAX_UPLOAD_BYTES", "10000000")
+        assert limit() == "50"  # the tokenizer's 50 MB
+        monkeypatch.setenv("SPECVIZ_MAX_TOKENIZER_BYTES", "1000")
+        assert limit() == "10"
         monkeypatch.setenv("SPECVIZ_MAX_UPLOAD_BYTES", "1000")
-        argv = streamlit_argv([])
-        assert argv[argv.index("--server.maxUploadSize") + 1] == "1"
+        assert limit() == "1"
 
     def test_streamlit_arguments_only_after_the_separator(self, capsys):
         code, out, err = run(capsys, "app", "--server.port", "9000")
@@ -2341,7 +2371,12 @@ class TestLanguage:
         (("record", "--every", "0"), "argument --every: must be a finite number of seconds above 0, got '0'",
          "tham số --every: phải là một số giây hữu hạn, lớn hơn 0; nhận được '0'"),
         (("claim", "3x", "--verify-cost", "0.1"), "argument --verify-cost: must be a number from 1 to 100, got '0.1'",
-         "tham số --verify-cost: phải là một số từ 1 đến 100; nhận được '0.1'")])
+         "tham số --verify-cost: phải là một số từ 1 đến 100; nhận được '0.1'"),
+        # Options of plain int and float types too (a review: argparse's "invalid int value" had stayed).
+        (("claim", "3x", "--context", "x"), "argument --context: must be a whole number, got 'x'",
+         "tham số --context: phải là một số nguyên; nhận được 'x'"),
+        (("claim", "x", "--speedup", "abc"), "argument --speedup: must be a number, got 'abc'",
+         "tham số --speedup: phải là một số; nhận được 'abc'")])
     def test_a_value_an_option_refuses_in_either_language(self, capsys, monkeypatch, argv, english, vietnamese):
         """Said by the option's own type in the language asked for (it had been argparse's English),
         by --lang before or after the subcommand or by SPECVIZ_LANG."""

@@ -636,6 +636,24 @@ class TestServeCommand:
         within = serving.serve_command(SCENARIO, draft_length.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8), 4, 64)
         assert "command.seqs_budget" not in keys(within)
 
+    @pytest.mark.parametrize("gpu, version, most", [
+        ("H100-SXM", "0.33.0", 8192), ("A100-80GB", "0.33.0", 2048), ("A100-80GB", "0.24.0", 2048),
+        ("B200", "0.33.0", 16_384), ("B200", "0.24.0", 8192), ("B200", "0.17.0", 2048), ("H100-SXM", "0.7.3", 2048)])
+    def test_the_token_budget_is_the_release_s_and_the_gpu_s(self, gpu, version, most):
+        """vllm serve's default budget a step (engine/arg_utils.py, get_batch_defaults): an A100 keeps
+        2,048 whatever its memory, 160 GiB gets 16,384 in 0.33.0 and 8,192 in 0.24.0, V0 (0.7.3) the
+        longest request or 2,048, and releases not read the smallest (a review: the cap had taken
+        0.33.0's H100 tier everywhere, and vLLM would still refuse an A100's 8,192)."""
+        small = make_scenario(target="gpt-oss-20b", draft="ngram", gpu=gpu, tp="1", alpha="0.6", gamma="3",
+                              batch="64", context="256", kv="fp8")
+        assert vllm_config.vllm_most_seqs(small, version) == most
+        command = vllm_config.vllm_command(small, version, 3)
+        flags = dict(zip(command.argv, command.argv[1:]))
+        assert flags["--max-num-seqs"] == str(most) and small.max_batch() > most
+        # 16,384 is also the most a command states (SPECVIZ_SERVE_BATCH_MAX), said by its own notice.
+        said = [n.params["most"] for n in command.notices if n.key == "command.seqs_budget"]
+        assert said == ([] if most == 16_384 else [most])
+
 
 class TestTrtllmCommand:
     """trtllm-serve and its options file, per release (specviz.advice.trtllm's facts)."""

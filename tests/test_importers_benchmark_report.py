@@ -239,6 +239,10 @@ class TestReportFolder:
         report = json.loads(capsys.readouterr().out)
         assert [s["message"] for s in report["skipped"]] == [
             f"{schema.name}: not read: the llm-d benchmark report's JSON Schema (how a report is written, no result)."]
+        # Chosen alone, or under another name, it is said to be a schema, not refused as no known format.
+        for name in (schema.name, "schema.json"):
+            error = refused(name, schema.read_bytes())
+            assert error.key == "ingest.json_schema" and str(error).startswith(f"{name}: this is a JSON Schema")
 
 
 class TestRefused:

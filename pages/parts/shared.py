@@ -114,12 +114,16 @@ def shared_store(path: str) -> Store:
 
 
 def open_store(lang: str) -> Store:
-    """:func:`shared_store` for a page; a store that cannot be opened ends the page with its message."""
+    """:func:`shared_store` for a page; a store that cannot be opened ends the page with its message,
+    and one in memory (``SPECVIZ_DB=:memory:``) is said to be this process's alone."""
     try:
-        return shared_store(str(settings.get("SPECVIZ_DB")))
+        store = shared_store(str(settings.get("SPECVIZ_DB")))
     except StoreError as exc:
         st.error(message(exc, lang))
         st.stop()
+    if store.path == ":memory:":  # the command line, a recorder and a restart see none of it
+        st.warning(t("store.in_memory", lang))
+    return store
 
 
 @st.cache_resource

@@ -88,17 +88,17 @@ from typing import Any
 import pandas as pd
 
 from specviz.errors import Notice, SpecvizError
-from specviz.model import mtp
+from specviz.model import mtp, roofline
 from specviz.model.architecture import Model
 from specviz.model.dtypes import LINEAR_COMPONENTS
 from specviz.names import HF_URL, hugging_face_id
 from specviz.scenario import Scenario
 
-from .memory_flags import budget_notices, memory_flags, node_notices, vllm_most_seqs
+from .memory_flags import budget_notices, memory_flags, node_notices
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "vllm_schedule",
            "Command", "vllm_command", "speculation_method", "draft_name", "draft_quantization", "checkpoint_id",
-           "target_words", "mtp_unserved", "names_a_draft"]
+           "target_words", "mtp_unserved", "names_a_draft", "vllm_most_seqs", "vllm_reads_schedule"]
 
 Version = tuple[int, int, int]
 FINAL = 10 ** 6
@@ -112,6 +112,9 @@ _V0_GONE = (0, 10, 0)
 _V1_DEFAULT = (0, 8, 0)  # the V1 engine serves unless told otherwise (vLLM 0.8.0 release notes)
 _DISABLE_KEY_GONE = (0, 17, 0)
 _SCHEDULE = (0, 24, 0)
+_V1_DEFAULT = (0, 8, 0)  # V1 the default engine; before it, V0's token budget (vllm_most_seqs)
+_LARGE_BUDGET = (0, 33, 0)  # the first release read with 16,384 tokens a step from 160 GiB (0.24.0 has none)
+_SMALL_BUDGET = 2_048
 _SUFFIX_SCHEDULE_GONE = (0, 33, 0)  # the first release seen to drop a suffix schedule (0.24.0 kept it)
 _EXPERT_PARALLEL = (0, 8, 0)  # --enable-expert-parallel
 _DATA_PARALLEL = (0, 8, 3)  # --data-parallel-size
@@ -201,6 +204,35 @@ def vllm_schedule(schedule: pd.DataFrame, version: str) -> tuple[dict[str, Any] 
     return {"num_speculative_tokens": max(1, int(schedule["gamma"].max())),
             "num_speculative_tokens_per_batch_size": [[int(r.first), int(r.last), int(r.gamma)]
                                                       for r in schedule.itertuples()]}, None
+
+
+def vllm_reads_schedule(method: str, version: str) -> bool:
+    """Whether vLLM ``version`` drafts by ``num_speculative_tokens_per_batch_size`` for ``method`` (one
+    of its own method names) with one data-parallel rank: from 0.24.0, but suffix decoding from 0.33.0
+    (the module's facts)."""
+    v = parse_version(version)
+    return v >= _SCHEDULE and not (method == "suffix" and v >= _SUFFIX_SCHEDULE_GONE)
+
+
+def vllm_most_seqs(scenario: Scenario, version: str) -> int:
+    """The most sequences a vLLM rank of ``version`` may be told to hold (``--max-num-seqs``): its
+    default token budget a step (``--max-num-batched-tokens``, which the commands leave at its default:
+    :func:`specviz.advice.memory_flags.budget_notices`), for vLLM refuses to start with more
+    ("max_num_batched_tokens (8192) must be greater than or equal to max_num_seqs",
+    ``config/scheduler.py`` in 0.24.0 and 0.33.0; ``config.py`` in 0.7.3).
+
+    ``vllm serve``'s default (``engine/arg_utils.py``, ``get_batch_defaults``): 16,384 from 160 GiB
+    (in 0.33.0, not in 0.24.0), 8,192 from 70 GiB but on an A100 (in 0.24.0 and 0.33.0), else 2,048;
+    V0 without chunked prefill (0.7.3) the longest request where it passes 2,048. The releases
+    between those read take the smaller figure, which each of them accepts: gpt-oss-20b on one H100
+    with an FP8 cache holds 13,320 sequences of 256 positions, and 0.33.0 starts with 8,192."""
+    v, gpu = parse_version(version), scenario.gpu
+    if v < _V1_DEFAULT:
+        return max(_SMALL_BUDGET, int(scenario.longest_request))
+    gib = gpu.memory_gb / roofline.GB_PER_GIB
+    if gib >= 160 and v >= _LARGE_BUDGET:
+        return 16_384
+    return 8_192 if gib >= 70 and "a100" not in gpu.name.lower() and v >= _SCHEDULE else _SMALL_BUDGET
 
 
 def _release(version: Version) -> str:
@@ -464,9 +496,10 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     target_repo : str, optional
         The checkpoint served, where not the preset's own (:func:`target_words`).
     prompt_lookup_max : int
-        The n-gram looked up in the prompt (vLLM's ``prompt_lookup_max``); with no
-        ``prompt_lookup_min`` vLLM takes the same for it (``config/speculative.py``, 0.33.0), so it
-        matches exactly this many tokens.
+        The n-gram looked up in the prompt (vLLM's ``prompt_lookup_max``): from 0.8.2, with no
+        ``prompt_lookup_min``, vLLM takes the same for it (``config/speculative.py``, 0.33.0), so it
+        matches exactly this many tokens; 0.7.3's ``--ngram-prompt-lookup-max`` alone matches 1 up
+        to it (its ``config.py``).
     method : str
         One of :data:`METHODS`: ``"draft"`` drafts as the scenario says; the others name that
         method whatever the scenario's draft.
@@ -544,11 +577,14 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     # No per-batch schedule with more than one data-parallel rank (ranks that draft apart deadlock), nor
     # for suffix decoding where the release drops it: one length, the best at the page's batch.
     held = schedule is not None and v >= _SCHEDULE and scenario.dp > 1
-    dropped = schedule is not None and method == "suffix" and v >= _SUFFIX_SCHEDULE_GONE and not held
+    dropped = schedule is not None and v >= _SCHEDULE and not vllm_reads_schedule(method, version) and not held
     held = held or dropped
     scheduled = schedule is not None and v >= _SCHEDULE and not held
+    most = vllm_most_seqs(scenario, version)
+    if scheduled:  # its ranges end where --max-num-seqs does (the token budget may hold fewer than the memory)
+        schedule = schedule[schedule["first"] <= most].assign(last=lambda rows: rows["last"].clip(upper=most))
     drafted = max(1, int(schedule["gamma"].max())) if scheduled else int(gamma)
-    argv += memory_flags(scenario, "vLLM", problems, notices=notices, drafted=drafted)
+    argv += memory_flags(scenario, "vLLM", problems, notices=notices, drafted=drafted, most_seqs=most)
     notices += node_notices(scenario, "vLLM") + budget_notices(scenario, gamma)
     quantization = draft_quantization(scenario, method, draft, problems, "vLLM",
                                       "--speculative-model" if v < _CONFIG_FLAG else "--speculative-config")
@@ -578,9 +614,6 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     elif held:
         notices.append(Notice("command.schedule_dp", dp=scenario.dp, gamma=int(gamma)))
     elif schedule is not None:
-        # Its ranges end where --max-num-seqs does (vLLM's token budget may hold fewer than the memory).
-        most = vllm_most_seqs(scenario)
-        schedule = schedule[schedule["first"] <= most].assign(last=lambda rows: rows["last"].clip(upper=most))
         keys, unheld = vllm_schedule(schedule, version)
         config.update(keys or {})
         notices += [unheld] if unheld else []

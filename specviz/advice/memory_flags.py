@@ -73,15 +73,6 @@ def engine_rule(scenario: Scenario, engine: str) -> memory.MemoryRule:
     return scenario.engine.memory if command_engine_of(scenario.engine.id) == command else COMMAND_ENGINES[command][2]
 
 
-def vllm_most_seqs(scenario: Scenario) -> int:
-    """The most sequences a vLLM rank may be told to hold (``--max-num-seqs``): its default token budget
-    a step (``--max-num-batched-tokens``, :data:`specviz.model.memory.VLLM_BUDGET`, which the commands
-    leave at its default: :func:`budget_notices`). vLLM refuses to start with more ("max_num_batched_tokens
-    (8192) must be greater than or equal to max_num_seqs", ``config/scheduler.py`` in 0.24.0 and
-    0.33.0): gpt-oss-20b on one H100 with an FP8 cache holds 13,320 sequences of 256 positions."""
-    return engine_rule(scenario, "vLLM").budget.tokens_per_rank(scenario.gpu.memory_gb, scenario.dp)
-
-
 def stated_batch(limit: int) -> int:
     """The largest batch a command states and its schedule covers: the memory's ``limit``, at most
     ``SPECVIZ_SERVE_BATCH_MAX`` (a small model on large GPUs holds millions of sequences, and the
@@ -90,7 +81,7 @@ def stated_batch(limit: int) -> int:
 
 
 def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks: int | None = None,
-                 notices: list[Notice] | None = None, *, drafted: int) -> list[str]:
+                 notices: list[Notice] | None = None, *, drafted: int, most_seqs: int | None = None) -> list[str]:
     """The flags that hold ``engine``'s server to what its memory fits (:mod:`specviz.model.memory`)
     at ``drafted``, the longest draft the server allocates each request for (vLLM's
     ``num_speculative_tokens``, SGLang's ``--speculative-num-steps``, TensorRT-LLM's
@@ -98,7 +89,9 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks:
     linear-attention state for each of its positions, so Qwen3.5-397B-A17B on 8 H200s holds 357
     sequences at γ 4 and 242 at the 7 its schedule drafts at batches 25–68):
     the largest batch (vLLM's ``--max-num-seqs``, SGLang's ``--max-running-requests``, TensorRT-LLM's
-    ``--max_batch_size``), the context (``--max-model-len``, ``--context-length``, ``--max_seq_len``),
+    ``--max_batch_size``), at most ``most_seqs`` a rank where the engine refuses more (vLLM's token
+    budget a step: :func:`specviz.advice.commands.vllm_most_seqs`), the context (``--max-model-len``,
+    ``--context-length``, ``--max_seq_len``),
     the memory share the limit was computed for (vLLM's ``--gpu-memory-utilization``, written out
     for its default moved from 0.9 to 0.92 in 0.20.0; TensorRT-LLM's
     ``--kv_cache_free_gpu_memory_fraction``, 0.9 by default in every release from 0.18.2) and an FP8
@@ -134,10 +127,12 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks:
             notices.append(Notice("command.batch_capped", flag=flags_of.batch, limit=limit, held=held, engine=engine))
         shares = ranks or scenario.dp
         stated = max(1, limit // shares) if flags_of.per_rank else limit
-        if engine == "vLLM" and stated > (most := vllm_most_seqs(at_gamma)):
+        if most_seqs is not None and stated > most_seqs:
+            # The server refuses more sequences than its token budget a step (vLLM's --max-num-seqs).
             if notices is not None:
-                notices.append(Notice("command.seqs_budget", flag=flags_of.batch, most=most, held=stated))
-            stated = most
+                notices.append(Notice("command.seqs_budget", flag=flags_of.batch, most=most_seqs,
+                                      held=max(1, held // shares) if flags_of.per_rank else held))
+            stated = most_seqs
         flags += [flags_of.batch, str(stated)]
         if flags_of.per_rank and shares > 1 and notices is not None:
             # The page says the server's largest batch (1,199); the flag is each rank's (149): said, so

@@ -24,9 +24,9 @@ from specviz.model import dtypes, spec
 from specviz.results import explorer, importers
 from specviz.results import schedule as measured
 
-from .common import (UsageError, count, frame_rows, in_range, json_text, link_params, link_query, linked_scenario,
-                     open_store, plain, presets, published_speedups, scenario_options, scenario_params,
-                     sidebar_notes, words)
+from .common import (UsageError, count, frame_rows, in_range, integer, json_text, link_params, link_query,
+                     linked_scenario, number, open_store, plain, presets, published_speedups, scenario_options,
+                     scenario_params, sidebar_notes, words)
 
 # vllm-config's --method: vLLM's names for what drafts, other than a draft model.
 _CONFIG_METHODS = ("ngram", "eagle", "eagle3", *(m for m in commands.METHODS if m != "draft"))
@@ -238,10 +238,11 @@ def vllm_config_row(args: argparse.Namespace, presets: scenario.Presets) -> dict
                                        # A Hugging Face id names the checkpoint (the preset's own is no other).
                                        target_repo=args.target_repo or (args.target if "/" in args.target else None),
                                        prompt_lookup_max=args.prompt_lookup_max, method=method)
-    # With data-parallel ranks vLLM holds one length: here the --gamma given, not the best at a batch
-    # (this command names none), which by_batch lists (an attack pass: "the best length at this batch").
-    notices = [Notice("command.schedule_dp_given", **n.params) if n.key == "command.schedule_dp" else n
-               for n in command.notices]
+    # With data-parallel ranks, or suffix decoding from 0.33.0, one length: here the --gamma given, not
+    # the best at a batch (this command names none), which by_batch lists (an attack pass: "the best
+    # length at this batch").
+    given = {"command.schedule_dp": "command.schedule_dp_given", "command.schedule_suffix": "command.schedule_suffix_given"}
+    notices = [Notice(given[n.key], **n.params) if n.key in given else n for n in command.notices]
     # Past the newest release specviz knows, its options are taken as that release's: said (a CLI
     # pass: 9.9.9 had been written for without a word, where serve refuses it).
     newest = commands.VLLM_VERSIONS[-1]
@@ -356,7 +357,12 @@ def _engine_schedule(ranges: pd.DataFrame, engine: str, version: str | None,
     ignores)."""
     longest = int(ranges["gamma"].max())
     if engine == "vllm":  # the Deploy view's keys, and its word where the release has none
-        return commands.vllm_schedule(ranges, version or commands.VLLM_VERSIONS[-1])
+        release = version or commands.VLLM_VERSIONS[-1]
+        unread = [m for m in methods if commands.parse_version(release) >= commands.parse_version("0.24.0")
+                  and not commands.vllm_reads_schedule(m, release)]
+        if unread:
+            return None, Notice("cli.schedule.method_unread", methods=", ".join(unread), engine=f"vLLM {release}")
+        return commands.vllm_schedule(ranges, release)
     if longest == 0:
         return None, Notice("cli.schedule.no_gain")
     if engine == "sglang":
@@ -416,8 +422,11 @@ def schedule_rows(paths: list[Path], engine: str, version: str | None = None, la
 
 def _method_kind(method: str) -> str | None:
     """The drafting method a run's ``spec_method`` names (:func:`specviz.advice.claim_over.first_method`;
-    "draft_model" and SGLang's "standalone": draft_model), None where it names none specviz knows."""
-    return claim_over.first_method(method) or ("draft_model" if method.lower() in ("draft_model", "standalone") else None)
+    "draft_model" and SGLang's "standalone": draft_model; vLLM's "suffix", which a sentence names as
+    "suffix decoding"), None where it names none specviz knows."""
+    named = method.strip().lower()
+    return claim_over.first_method(method) or ("draft_model" if named in ("draft_model", "standalone")
+                                               else "suffix" if named == "suffix" else None)
 
 
 def _page_of(text: str) -> str | None:
@@ -542,7 +551,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                      "as the Claims page does, or against costs given as ratios")
     p.add_argument("text", nargs="?", help="the claim as it was written; with --speedup, the link")
     p.add_argument("link", nargs="?", default="", help="the scenario, as for calc; empty: the default scenario")
-    p.add_argument("--speedup", type=float, help="the claimed speedup as a number, in place of its words")
+    p.add_argument("--speedup", type=number, help="the claimed speedup as a number, in place of its words")
     p.add_argument("--batch", type=count, help="the batch it was claimed at (default: the one its words name, "
                                                 "else any)")
     p.add_argument("--gamma", type=count, help="the draft length it was claimed at (default: the best)")
@@ -553,7 +562,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                                      f"{spec.SEED_DRAFT_COST} with --verify-cost)")
     scenario_options(p)
     p.add_argument("--measure", choices=claims.MEASURES, help="how --value gives the acceptance on your traffic")
-    p.add_argument("--value", type=float, help="the acceptance measured on your traffic")
+    p.add_argument("--value", type=number, help="the acceptance measured on your traffic")
     p.add_argument("--measured-gamma", type=count, help="the γ it was measured at (default: the link's, else 4)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     p.set_defaults(run=lambda args: (json_text(_claim(args, presets())), 0))
@@ -571,9 +580,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                                                     "(--head names an EAGLE, Medusa or MLP checkpoint)")
     p.add_argument("--head", help="the Hugging Face id of the EAGLE, EAGLE-3, Medusa or MLP-speculator checkpoint")
     p.add_argument("--gamma", type=count, required=True, help="num_speculative_tokens")
-    p.add_argument("--tp", type=int, choices=scenario.TENSOR_PARALLEL, help="tensor parallelism (default: the "
+    p.add_argument("--tp", type=integer, choices=scenario.TENSOR_PARALLEL, help="tensor parallelism (default: the "
                                                                            "GPUs the pair needs)")
-    p.add_argument("--dp", type=int, choices=scenario.DATA_PARALLEL, help="data-parallel attention groups of --tp "
+    p.add_argument("--dp", type=integer, choices=scenario.DATA_PARALLEL, help="data-parallel attention groups of --tp "
                                                                          "GPUs each (default: as for --tp)")
     p.add_argument("--ep", choices=scenario.EXPERT_PARALLEL, help="expert parallelism over the tp·dp GPUs (default: "
                                                                  "on where the pair needs it)")
@@ -583,14 +592,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--disable-by-batch-size", type=count, help="stop speculating from this batch (where the "
                                                                "version can)")
     p.add_argument("--prompt-lookup-max", type=count, default=4,
-                   help="the n-gram looked up in the prompt (vLLM's prompt_lookup_max, default 4; with no "
-                        "prompt_lookup_min, vLLM matches exactly this many tokens)")
+                   help="the n-gram looked up in the prompt (vLLM's prompt_lookup_max, default 4): from 0.8.2, "
+                        "with no prompt_lookup_min, vLLM matches exactly this many tokens; before, 1 up to it")
     p.add_argument("--by-batch", action="store_true", help="the best draft length for each batch size from the step "
                                                            "model (needs --gpu and --alpha)")
     p.add_argument("--gpu", help=f"GPU preset id (default {scenario.DEFAULT_GPU}): it sizes the GPU count and "
                                 "--max-num-seqs (needed with --by-batch)")
-    p.add_argument("--alpha", type=float, help="per-position acceptance α (for --by-batch)")
-    p.add_argument("--context", type=int, help="context length in tokens: it sizes --max-model-len and --max-num-seqs "
+    p.add_argument("--alpha", type=number, help="per-position acceptance α (for --by-batch)")
+    p.add_argument("--context", type=integer, help="context length in tokens: it sizes --max-model-len and --max-num-seqs "
                                                "(default 1,024)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     p.set_defaults(run=lambda args: _written(vllm_config_row(args, presets()), json_text, args.lang))

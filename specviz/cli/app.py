@@ -26,9 +26,11 @@ def streamlit_argv(extra: Sequence[str]) -> list[str]:
     list of str
         ``make run``'s ``streamlit run`` with this interpreter, ``extra`` at the end.
     """
-    # Streamlit's server refuses an upload over its own limit (in MB, 200 unless told) before specviz
-    # sees it: set to SPECVIZ_MAX_UPLOAD_BYTES, so that a raised limit reaches the page.
-    upload_mb = settings.upload_mb("SPECVIZ_MAX_UPLOAD_BYTES")
+    # Streamlit's server refuses an upload over its own limit (in MB, 200 unless told) with a bare 413
+    # before specviz sees it; each uploader says its own, which the browser holds it to: the server's
+    # is the largest of them, so that every file an uploader takes reaches specviz's own checks.
+    upload_mb = max(settings.upload_mb(name) for name in
+                    ("SPECVIZ_MAX_UPLOAD_BYTES", "SPECVIZ_MAX_CONFIG_BYTES", "SPECVIZ_MAX_TOKENIZER_BYTES"))
     return [sys.executable, "-m", "streamlit", "run", str(settings.ROOT / "app.py"),
             "--server.address", str(settings.get("SPECVIZ_HOST")), "--server.port", str(settings.get("SPECVIZ_PORT")),
             "--server.headless", "true", "--browser.gatherUsageStats", "false",

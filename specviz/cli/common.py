@@ -116,6 +116,22 @@ def format_rows(rows: list[dict[str, Any]], fmt: str, keys: list[str] | None = N
     return "\n".join(lines)
 
 
+def integer(text: str) -> int:
+    """An option's type for a whole number (int's, with its refusal in the reader's language)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise OptionValueError("cli.value.whole", given=repr(text)) from None
+
+
+def number(text: str) -> float:
+    """An option's type for a number (float's, with its refusal in the reader's language)."""
+    try:
+        return float(text)
+    except ValueError:
+        raise OptionValueError("cli.value.number", given=repr(text)) from None
+
+
 def count(text: str) -> int:
     """An option's type for a whole number of 1 or more."""
     try:
@@ -168,7 +184,7 @@ def scenario_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--draft", help="draft: a model or head preset id, a model's Hugging Face id, or a kind: "
                                    + ", ".join(scenario.DRAFT_KINDS))
     p.add_argument("--engine", help="engine preset id")
-    p.add_argument("--context", type=int, help="context length in tokens")
+    p.add_argument("--context", type=integer, help="context length in tokens")
 
 
 def preset_id(text: str, models: dict[str, architecture.Model], unknown: str, heads: Sequence[str] = ()) -> str:

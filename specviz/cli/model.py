@@ -19,11 +19,11 @@ import pandas as pd
 from specviz import calculator, scenario, settings, workload
 from specviz.advice import evidence
 from specviz.errors import Notice, shortened
-from specviz.model import architecture, dtypes, hf_config, memory, roofline, simulate, spec
+from specviz.model import architecture, dtypes, hf_config, roofline, simulate, spec, step
 
-from .common import (FORMAT, OptionValueError, UsageError, config_model, count, format_rows, in_range, json_text,
-                     link_params, link_query, linked_scenario, plain, positive, presets, published_speedups,
-                     scenario_options, scenario_params, sidebar_notes, words)
+from .common import (FORMAT, OptionValueError, UsageError, config_model, count, format_rows, in_range, integer,
+                     json_text, link_params, link_query, linked_scenario, number, plain, positive, presets,
+                     published_speedups, scenario_options, scenario_params, sidebar_notes, words)
 
 
 def speedup_rows(alphas: Sequence[float], gammas: Sequence[int] | None, *,
@@ -327,7 +327,7 @@ calc and the pages give none.
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """The model's subcommands."""
     p = sub.add_parser("speedup", help="speedup from α, γ and cost ratios")
-    p.add_argument("--alpha", type=float, nargs="+", required=True, help="per-position acceptance α, one or more")
+    p.add_argument("--alpha", type=number, nargs="+", required=True, help="per-position acceptance α, one or more")
     p.add_argument("--gamma", type=_gamma_arg, nargs="+", required=True,
                    help="draft lengths γ, or auto for the best γ of each α")
     group = p.add_mutually_exclusive_group()
@@ -346,16 +346,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gpu", required=True, help="GPU preset id")
     p.add_argument("--target", required=True, help="preset id or config.json path")
     p.add_argument("--draft", help="preset id (a draft head's too) or config.json path; without it --draft-cost applies")
-    p.add_argument("--batch", type=int, nargs="+", required=True, help="batch sizes, one or more")
-    p.add_argument("--alpha", type=float, required=True, help="per-position acceptance α")
-    p.add_argument("--gamma", type=int, required=True, help="draft length γ")
-    p.add_argument("--context", type=int, nargs="+", default=[0], help="context lengths in tokens (default 0)")
+    p.add_argument("--batch", type=integer, nargs="+", required=True, help="batch sizes, one or more")
+    p.add_argument("--alpha", type=number, required=True, help="per-position acceptance α")
+    p.add_argument("--gamma", type=integer, required=True, help="draft length γ")
+    p.add_argument("--context", type=integer, nargs="+", default=[0], help="context lengths in tokens (default 0)")
     p.add_argument("--realistic", action="store_true", help="start from the realistic knob preset")
-    p.add_argument("--mfu", type=float, help="share of peak FLOPs a pass reaches (default 1)")
-    p.add_argument("--mbu", type=float, help="share of peak bandwidth a pass reaches (default 1)")
-    p.add_argument("--overlap", type=float, help="share of the shorter of compute and memory time hidden "
+    p.add_argument("--mfu", type=number, help="share of peak FLOPs a pass reaches (default 1)")
+    p.add_argument("--mbu", type=number, help="share of peak bandwidth a pass reaches (default 1)")
+    p.add_argument("--overlap", type=number, help="share of the shorter of compute and memory time hidden "
                                                  "under the longer (default 1)")
-    p.add_argument("--overhead-ms", type=float, help="fixed time per pass, in ms (default 0)")
+    p.add_argument("--overhead-ms", type=number, help="fixed time per pass, in ms (default 0)")
     p.add_argument("--draft-cost", type=in_range("draft_cost"), default=spec.SEED_DRAFT_COST,
                    help=f"a draft pass's cost as a multiple of a target pass, without --draft "
                         f"(default {spec.SEED_DRAFT_COST})")
@@ -381,8 +381,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                         "speculation, simulated from α or per-position rates")
     p.add_argument("link", nargs="?", default="", help="the scenario whose step times are used, as for calc")
     acceptance = p.add_mutually_exclusive_group()
-    acceptance.add_argument("--alpha", type=float, help="per-position acceptance α (i.i.d.; default: the link's)")
-    acceptance.add_argument("--rates", type=float, nargs="+", help="measured acceptance at each draft position, "
+    acceptance.add_argument("--alpha", type=number, help="per-position acceptance α (i.i.d.; default: the link's)")
+    acceptance.add_argument("--rates", type=number, nargs="+", help="measured acceptance at each draft position, "
                                                                   "given the positions before (γ = their count)")
     p.add_argument("--gamma", type=count, help="draft length (with --alpha; default: the link's)")
     p.add_argument("--batch", type=count, help="the batch whose step times are used (default: the link's)")
@@ -393,7 +393,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--input-tokens", type=count, help="a request's prompt tokens (default: the link's, 100)")
     p.add_argument("--output-tokens", type=count, help="a request's output tokens, the first from its prefill and the "
                                                        "rest decoded (default: the link's, 500)")
-    p.add_argument("--seed", type=int, default=0, help="the simulation's seed (default 0)")
+    p.add_argument("--seed", type=integer, default=0, help="the simulation's seed (default 0)")
     scenario_options(p)
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     p.set_defaults(run=lambda args: (json_text(simulate_row(args, presets())), 0))
@@ -449,9 +449,11 @@ def _roofline(args: argparse.Namespace) -> tuple[str, int]:
     batch, context = np.array(args.batch)[:, None], np.array(args.context)[None, :]
     result = roofline.evaluate(gpu, target, draft, alpha=args.alpha, gamma=args.gamma, batch=batch, context=context,
                                draft_cost=args.draft_cost, precision=precision, **knobs)
-    # One device's memory as vLLM divides it: a batch it does not hold is given no speedup.
-    held = np.broadcast_to(memory.max_batch(gpu.memory_gb, target, draft, precision, tp=1, dp=1, context=context,
-                                            gamma=args.gamma if draft is not None else 0), result["speedup"].shape)
+    # One device's memory as vLLM divides it, the draft held as calc and the pages hold it (a head
+    # without the target's input embedding): a batch it does not hold is given no speedup.
+    held_draft = None if draft is None else step.Draft("eagle3" if draft.model_type == "eagle3" else "model", draft)
+    held = np.broadcast_to(scenario.largest_batch(gpu, target, held_draft, precision, tp=1, context=context,
+                                                  gamma=args.gamma), result["speedup"].shape)
     fits = batch <= held
     # A device without a memory figure (a CPU preset) holds any batch: no limit to state, nor a fit.
     unlimited = held == np.iinfo(np.int64).max

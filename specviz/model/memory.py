@@ -50,7 +50,7 @@ fragmentation, and prefix-cache headroom. A datasheet's memory "GB" are GiB (an 
 80 GiB, 85.9 GB: :class:`specviz.model.roofline.GPU`); nvidia-smi shows it as 81,559 MiB, 85.5 GB, so
 the memory here is half a percent more than the engine sees. Read as 10⁹ bytes, it had been 7 %
 short, and a batch that fits had been said not to (gpt-oss-120b with its EAGLE-3 head on one H100 at
-context 1,024 held 116 sequences; 237 now, 229 at the 85.5 GB nvidia-smi shows).
+context 1,024 holds 141 sequences read so, 263 as it is, 255 at the 85.5 GB nvidia-smi shows).
 """
 
 from __future__ import annotations

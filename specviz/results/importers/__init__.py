@@ -57,6 +57,14 @@ def _is_model_config(source: Source) -> bool:
     return len(docs) == 1 and isinstance(docs[0], dict) and bool({"model_type", "architectures"} & docs[0].keys())
 
 
+def _is_json_schema(source: Source) -> bool:
+    """Whether a source is a JSON Schema (the llm-d benchmark report's, shipped beside its example
+    reports): one object of ``properties`` with ``$schema``, ``$defs`` or ``definitions`` beside them."""
+    docs = source.documents if source.is_json else []
+    return (len(docs) == 1 and isinstance(docs[0], dict) and isinstance(docs[0].get("properties"), dict)
+            and bool({"$schema", "$defs", "definitions"} & docs[0].keys()))
+
+
 def detect(source: Source) -> Format:
     """The format a source most surely is.
 
@@ -70,7 +78,8 @@ def detect(source: Source) -> Format:
         for a server's Prometheus metrics, which the Live page and ``specviz metrics`` read;
         ``ingest.inference_perf_validation`` for inference-perf's ``validation.json``, its findings
         on its own reports; ``ingest.model_config`` for a model's ``config.json``, which the sidebar
-        and ``specviz calc --target-config`` read).
+        and ``specviz calc --target-config`` read; ``ingest.json_schema`` for a JSON Schema, such as
+        the llm-d benchmark report's).
     """
     claimed = _claimant(source)
     if claimed is not None:
@@ -85,6 +94,8 @@ def detect(source: Source) -> Format:
             raise IngestError("ingest.inference_perf_validation", source.name)
         if _is_model_config(source):
             raise IngestError("ingest.model_config", source.name)
+        if _is_json_schema(source):
+            raise IngestError("ingest.json_schema", source.name)
         raise IngestError("ingest.unknown_format", source.name, formats=", ".join(FORMATS))
     return best
 

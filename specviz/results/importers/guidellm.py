@@ -68,13 +68,14 @@ _LATENCY = {"time_to_first_token_ms": ("ttft", 1.0), "inter_token_latency_ms": (
 _OWN_TPOT = "time_per_output_token_ms"
 _THROUGHPUT = {"requests_per_second": "request_throughput", "output_tokens_per_second": "output_throughput",
                "tokens_per_second": "total_token_throughput"}
-# From 0.5, the streamed chunks too (``schemas/request_stats.py``): a request's chunks, and the tokens
-# of each chunk that carried any (on a server that sends each step's tokens in one chunk, the tokens a
-# step gives: 1.0 without speculation, the acceptance length as the client saw it with).
+# From 0.5, the streamed chunks too (``schemas/request_stats.py``): a request's chunks, its output tokens
+# per chunk, and those after the first chunk per chunk after it, "output tokens (without first)" (on a
+# server that sends each step's tokens in one chunk, the tokens a step gives: 1.0 without speculation,
+# the acceptance length as the client saw it with).
 _EXTRA_MEANS = {"request_concurrency": "measured_concurrency", "prompt_token_count": "mean_prompt_tokens",
                 "output_token_count": "mean_output_tokens", "request_streaming_iterations_count": "mean_streamed_chunks",
                 "output_tokens_per_iteration": "mean_output_tokens_per_chunk",
-                "iter_tokens_per_iteration": "mean_tokens_per_chunk"}
+                "iter_tokens_per_iteration": "mean_output_tokens_per_later_chunk"}
 # The distribution summaries read here: each must be split by request status.
 _DISTRIBUTIONS = (*_LATENCY, _OWN_TPOT, *_THROUGHPUT, *_EXTRA_MEANS)
 _RATE_STRATEGIES = ("constant", "poisson")
