@@ -1566,6 +1566,11 @@ class TestServeCommand:
         _, out, _ = run(capsys, "serve", link, "--engine", "sglang")
         row = json.loads(out)
         assert row["command"] is None and row["problems"][0].startswith("SGLang divides the GPUs' memory by its own rule")
+        assert "(the scenario's engine holds more)" in row["problems"][0]
+        # Where the scenario's own engine holds none either, that is not said (an engineer's pass).
+        _, out, _ = run(capsys, "serve", "gpu=H100-SXM&target=Qwen3-Next-80B-A3B&draft=mtp&tp=2", "--engine", "sglang")
+        row = json.loads(out)
+        assert row["problems"][0].startswith("SGLang divides") and "holds more" not in row["problems"][0]
 
     def test_a_checkpoint_of_the_preset_s_architecture_is_served_by_its_own_name(self, capsys):
         # DeepSeek-R1 ships DeepSeek-V3's config.json: --target names the preset, and the command serves R1.

@@ -89,6 +89,19 @@ class TestGammaSchedule:
         assert stated == replace(chosen, gamma=7).max_batch() == schedule["last"].iloc[-1] == 228
         assert config_of(command)["num_speculative_tokens_per_batch_size"][-1][1] == 228
 
+    def test_a_schedule_whose_longest_draft_cycles_ends_where_the_command_does(self):
+        """Qwen3-Next + MTP on one B200 under SGLang's rule: 18 sequences at γ 4, whose schedule wants a
+        5 at small batches; 15 at γ 5, whose schedule's longest is 4 again. The schedule had stopped at
+        15 and the command stated 18 at 4 steps (an engineer's pass): it runs to 18 now, at most γ 4."""
+        chosen = make_scenario(gpu="B200", target="Qwen3-Next-80B-A3B", draft="mtp", tp="1")
+        held = replace(chosen, engine=replace(chosen.engine, memory=engine_rule(chosen, "SGLang")))
+        assert (replace(held, gamma=4).max_batch(), replace(held, gamma=5).max_batch()) == (18, 15)
+        schedule = draft_length.gamma_schedule(chosen, chosen.alpha, chosen.context, 1024, 16, "sglang")
+        assert schedule["last"].iloc[-1] == 18 and schedule["gamma"].max() == 4
+        command = serving.serve_command(chosen, schedule, 4, 64, engine="sglang")
+        flags = dict(zip(command.argv, command.argv[1:]))
+        assert (flags["--max-running-requests"], flags["--speculative-num-steps"]) == ("18", "4")
+
     def test_a_memory_of_millions_of_sequences_is_stated_and_scheduled_up_to_the_setting(self, monkeypatch):
         """A 0.6B model on 8 B300s holds 3.5M sequences at context 0: the schedule found every batch up
         to them, 14 s and 6 GB (28.5M and out of memory on 64 GB300s). The command and the schedule

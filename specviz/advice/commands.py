@@ -585,6 +585,9 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
         schedule = schedule[schedule["first"] <= most].assign(last=lambda rows: rows["last"].clip(upper=most))
     drafted = max(1, int(schedule["gamma"].max())) if scheduled else int(gamma)
     argv += memory_flags(scenario, "vLLM", problems, notices=notices, drafted=drafted, most_seqs=most)
+    if scheduled:  # its ranges end at the stated batch too: said with the cap
+        notices[:] = [Notice("command.seqs_budget_schedule", **n.params) if n.key == "command.seqs_budget" else n
+                      for n in notices]
     notices += node_notices(scenario, "vLLM") + budget_notices(scenario, gamma)
     quantization = draft_quantization(scenario, method, draft, problems, "vLLM",
                                       "--speculative-model" if v < _CONFIG_FLAG else "--speculative-config")

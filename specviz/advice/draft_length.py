@@ -85,9 +85,16 @@ def gamma_schedule(scenario: Scenario, alpha: float, context: int, batch_max: in
         # longer one fewer (Qwen3-Next + MTP on 2 H200s at γ 4: 423, and 277 at its 7), and the
         # schedule runs to what the server holds, which its command states.
         tried.add(limit)
-        limit = replace(held, gamma=max(1, int(schedule["gamma"].max()))).max_batch()
-        if limit in tried or limit < 1:
+        longest = max(1, int(schedule["gamma"].max()))
+        limit = replace(held, gamma=longest).max_batch()
+        if limit < 1:
             return schedule
+        if limit in tried:
+            # A cycle (Qwen3-Next + MTP on one B200 under SGLang: 18 at γ 4, whose schedule wants a 5,
+            # 15 at γ 5, whose schedule's longest is 4 again): the batches the longest draft found
+            # holds, none drafted longer, so that the schedule ends where the command's flag does.
+            return _best_ranges(scenario, alpha, context, stated_batch(limit) if limit < np.iinfo(np.int64).max
+                                else batch_max, min(gamma_max, longest))
 
 
 def _served_by(scenario: Scenario, engine: str | None) -> Scenario:

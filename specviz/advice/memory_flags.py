@@ -147,8 +147,9 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks:
         if notices is not None:
             # Pasted as it is, the server refuses a longer request (a browser pass: "--max-model-len 1024"
             # from the context's default, said nowhere).
-            notices.append(Notice("command.context_flag", flag=flags_of.context, longest=int(longest),
-                                  batch_flag=flags_of.batch))
+            # Under a steady load the page has no context slider: its requests' tokens in and out set it.
+            notices.append(Notice("command.context_flag_load" if scenario.prefill else "command.context_flag",
+                                  flag=flags_of.context, longest=int(longest), batch_flag=flags_of.batch))
     if (beyond := scenario.beyond_positions()) is not None:
         problems.append(Notice("command.beyond_positions", **beyond, engine=engine, flag=flags_of.context))
     if (beyond := scenario.draft_beyond_positions()) is not None:

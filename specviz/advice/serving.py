@@ -46,9 +46,11 @@ def default_version(engine: str, scenario: Scenario) -> str | None:
 
 def engine_no_fit(scenario: Scenario, engine: str) -> SpecvizError:
     """``command.engine_no_fit``: not one sequence of ``scenario`` fits as ``engine`` divides the
-    memory (SGLang keeps more of it than vLLM), so there is no command for it."""
-    return SpecvizError("command.engine_no_fit", engine=ENGINE_NAMES[engine], context=scenario.context,
-                        devices=scenario.tp * scenario.dp)
+    memory (SGLang keeps more of it than vLLM), so there is no command for it;
+    ``command.engine_no_fit_elsewhere`` where the scenario's own engine holds some (it had been said
+    so where that engine held none either: an engineer's pass)."""
+    key = "command.engine_no_fit_elsewhere" if scenario.max_batch() >= 1 else "command.engine_no_fit"
+    return SpecvizError(key, engine=ENGINE_NAMES[engine], context=scenario.context, devices=scenario.tp * scenario.dp)
 
 
 def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch: int, *, engine: str | None = None,
