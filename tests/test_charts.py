@@ -224,6 +224,20 @@ class TestMetricVsLoad:
         assert legend["labelLimit"] == 0 and legend["symbolLimit"] == 0 and legend["orient"] == "bottom"
         assert legend["columns"] == 1  # one long name: one column
 
+    def test_a_name_of_parts_breaks_into_lines_and_a_long_title_before_its_parenthesis(self):
+        """A phone's 390 px cut "eagle3 γ=3, top-k 1, 4 draft tokens · mtbench" and the Live chart's
+        Vietnamese title (an analyst's pass): a name's parts are lines, its columns sized by the longest
+        line for a phone's chart (about 330 px); a title past 40 characters breaks before its parenthesis."""
+        from specviz.charts.layout import series_legend, wrapped_title
+        names = pd.Series(["eagle3 γ=3, top-k 1, 4 draft tokens · mtbench", "γ=3 · x.json"])
+        legend = series_legend(None, names).to_dict()
+        assert legend["labelExpr"] == "split(datum.label, ' · ')"
+        assert legend["columns"] == 330 // (7 * len("eagle3 γ=3, top-k 1, 4 draft tokens") + 40) == 1
+        assert series_legend(None, pd.Series(["a · b", "c"])).to_dict()["columns"] == 4
+        title = "Acceptance rate của vLLM (được chấp nhận/đã draft)"
+        assert wrapped_title(title) == ["Acceptance rate của vLLM", "(được chấp nhận/đã draft)"]
+        assert wrapped_title("Acceptance rate (accepted/drafted)") == "Acceptance rate (accepted/drafted)"
+
     def test_groups_in_numeric_order_with_unset_ones_named(self):
         grouped = runs([{"concurrency": 1, "output_throughput": 1, "extra": json.dumps({"max_num_seqs": s})}
                         for s in (16, 4, 128)] + [{"concurrency": 1, "output_throughput": 1}])
@@ -419,7 +433,9 @@ class TestLiveOverTime:
     def test_a_fleet_s_sums_say_they_are_summed_and_its_ratios_do_not(self):
         """An SRE's pass: the fleet's running requests, titled "the live batch", peaked at 31 where the
         verdict spoke of 16 a server."""
-        title = lambda figure, summed: charts.live_over_time(LIVE, figure, servers_summed=summed).to_dict()["title"]
+        lines = lambda figure, summed: charts.live_over_time(LIVE, figure, servers_summed=summed).to_dict()["title"]
+        # A long title is two lines (layout.wrapped_title), read here as one.
+        title = lambda figure, summed: " ".join(t) if isinstance(t := lines(figure, summed), list) else t
         assert title("running_requests", True) == "Running requests (the live batch), summed over the servers"
         assert title("running_requests", False) == "Running requests (the live batch)"
         assert title("acceptance_rate", True) == title("acceptance_rate", False)

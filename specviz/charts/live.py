@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..i18n import t
-from .layout import FIT_WIDTH, series_legend
+from .layout import FIT_WIDTH, series_legend, wrapped_title
 
 
 # The live figures a page keeps per window.
@@ -94,7 +94,7 @@ def live_over_time(windows: pd.DataFrame, figure: str, lang: str = "en", also: t
                  alt.Tooltip("model:N", title=t("col.model", lang)),
                  *(alt.Tooltip(f"{shown}:Q", title=t(f"col.{shown}", lang), format=_LIVE_FORMATS[shown].replace("~", ""))
                    for shown in (figure, *also))])
-    return alt.layer(extent, lines).properties(height=160, title=title, autosize=FIT_WIDTH)
+    return alt.layer(extent, lines).properties(height=160, title=wrapped_title(title), autosize=FIT_WIDTH)
 
 
 # A window this many times a model's median window, and at least _GAP_S longer, spans a time nobody
