@@ -624,6 +624,25 @@ class TestServeCommand:
         older = serving.serve_command(suffix, schedule, 4, 16, version="0.24.0")
         assert "num_speculative_tokens_per_batch_size" in config_of(older) and "command.schedule_suffix" not in keys(older)
 
+    def test_a_one_length_command_says_where_its_length_stops_gaining(self):
+        """A command that drafts one length throughout (SGLang's n-gram, vLLM 0.18.0) had only the
+        schedule's "turn off from 437" beside it, where its own length loses from 205 (an engineer's
+        pass). By hand from the step model: γ 3 gains at 204 and loses at every batch from 205."""
+        small = make_scenario(target="gpt-oss-20b", draft="ngram", tp="1", alpha="0.6", gamma="3", batch="64",
+                              context="256", kv="fp8")
+        for engine, version, flag in (("sglang", None, "--max-running-requests"), ("vllm", "0.18.0", "--max-num-seqs")):
+            schedule = draft_length.gamma_schedule(small, 0.6, 256, 1024, 16, engine)
+            command = serving.serve_command(small, schedule, 3, 64, engine=engine, version=version)
+            said = next(n for n in command.notices if n.key == "command.one_length_off_later")
+            assert said.params == {"gamma": 3, "batch": 205, "schedule_off": draft_length.stays_off_from(schedule),
+                                   "flag": flag}
+            speed = calculator.evaluate_scenario(small, 0.6, 3, np.arange(1, int(schedule["last"].iloc[-1]) + 1),
+                                                 256)["speedup"]
+            assert speed[203] >= 1 and (speed[204:] < 1).all()
+        # By batch (vLLM 0.33.0 writes the schedule), nothing to say.
+        schedule = draft_length.gamma_schedule(small, 0.6, 256, 1024, 16, "vllm")
+        assert not [n for n in serving.serve_command(small, schedule, 3, 64).notices if n.key.startswith("command.one_length")]
+
     def test_max_num_seqs_stays_within_vllm_s_token_budget(self):
         """vLLM refuses to start where --max-num-seqs passes --max-num-batched-tokens ("must be greater
         than or equal to max_num_seqs", config/scheduler.py, 0.24.0 and 0.33.0): gpt-oss-20b on one

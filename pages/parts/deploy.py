@@ -76,7 +76,7 @@ def show_serve(chosen: scenario.Scenario, alpha: float, gamma: int, batch: int, 
     try:
         command = serving.serve_command(chosen, schedule, gamma, batch, engine=engine, version=version,
                                         method=method, draft_repo=draft_repo, target_repo=target_repo,
-                                        by_load=by_load)
+                                        by_load=by_load, alpha=alpha, context=context)
     except SpecvizError as exc:
         st.warning(message(exc, lang))
     else:

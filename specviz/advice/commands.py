@@ -255,12 +255,16 @@ class Command:
     problems : list of Notice
         Why the engine would refuse the command as it stands (a draft the version cannot run, a
         draft still to be named): a page shows these as errors, not as notes.
+    by_batch : bool
+        Whether the command drafts a length by batch (vLLM's ``num_speculative_tokens_per_batch_size``,
+        SGLang's adaptive tiers, TensorRT-LLM's ``draft_len_schedule``), else one length throughout.
     """
 
     argv: list[str]
     files: dict[str, str] = field(default_factory=dict)
     notices: list[Notice] = field(default_factory=list)
     problems: list[Notice] = field(default_factory=list)
+    by_batch: bool = False
 
     @property
     def line(self) -> str:
@@ -603,6 +607,7 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
             notices.append(vllm_schedule(schedule, version)[1])
         return Command(argv, notices=notices, problems=problems)
     config: dict[str, object] = {"method": method}
+    by_batch = False
     if draft is not None:
         config["model"] = draft
     if quantization:
@@ -619,6 +624,7 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     elif schedule is not None:
         keys, unheld = vllm_schedule(schedule, version)
         config.update(keys or {})
+        by_batch = keys is not None
         notices += [unheld] if unheld else []
     # A schedule's ranges of γ 0 already stop speculation where it loses.
     if off_from is not None and not scheduled and not held:
@@ -632,4 +638,4 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
             notices.append(Notice("command.disable_removed", version=version, batch=off_from,
                                   schedule=_release(_SCHEDULE)))
     argv += ["--speculative-config", json.dumps(config, separators=(", ", ": "))]
-    return Command(argv, notices=notices, problems=problems)
+    return Command(argv, notices=notices, problems=problems, by_batch=by_batch)

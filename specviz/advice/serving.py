@@ -4,18 +4,20 @@ TensorRT-LLM's (:mod:`specviz.advice.trtllm`)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
+from specviz import calculator
 from specviz.advice.commands import VLLM_VERSIONS, Command, vllm_command, vllm_default_version
 from specviz.advice.memory_flags import COMMAND_ENGINES, ENGINE_NAMES, command_engine_of
 from specviz.advice import draft_length
 from specviz.advice.sglang import sglang_command
 from specviz.advice.trtllm import TRTLLM_DEFAULT, TRTLLM_VERSIONS, trtllm_command
-from specviz.errors import SpecvizError
+from specviz.errors import Notice, SpecvizError
 from specviz.scenario import Scenario, vocab_mismatch
 
 __all__ = ["ENGINES", "VERSIONS", "DEFAULT_VERSIONS", "VERSION_KEYS", "REPO_CHARS", "command_engine", "default_version",
-           "engine_no_fit", "serve_command"]
+           "engine_no_fit", "one_length_off", "serve_command"]
 
 ENGINES = tuple(COMMAND_ENGINES)
 """The engines a command is written for."""
@@ -26,6 +28,8 @@ DEFAULT_VERSIONS = {"vllm": VLLM_VERSIONS[-1], "trtllm": TRTLLM_DEFAULT}
 VERSION_KEYS = {engine: "serve_version" if engine == "vllm" else f"{engine}_version" for engine in ENGINES}
 """The link parameter of each engine's release in the Deploy view, one each, so that a link keeps
 them all (vLLM's was the first, ``serve_version``)."""
+BATCH_FLAGS = {"vllm": "--max-num-seqs", "sglang": "--max-running-requests", "trtllm": "--max_batch_size"}
+"""Each engine's flag for the most sequences it runs at once."""
 REPO_CHARS = 200
 """The longest checkpoint id (a Hugging Face id or a path) the Deploy view's fields take."""
 
@@ -53,16 +57,43 @@ def engine_no_fit(scenario: Scenario, engine: str) -> SpecvizError:
     return SpecvizError(key, engine=ENGINE_NAMES[engine], context=scenario.context, devices=scenario.tp * scenario.dp)
 
 
+def one_length_off(scenario: Scenario, alpha: float, context: int, length: int, schedule: pd.DataFrame,
+                   engine: str) -> Notice | None:
+    """``command.one_length_off`` (``..._later``): a command that drafts ``length`` at every batch (its
+    engine or release takes no schedule) loses from a batch on where the lengths by batch of
+    ``schedule`` still gain up to its last batch (or turn off only later); None where that length gains up to the schedule's last batch, or stops where the
+    schedule does. gpt-oss-20b + n-gram on one H100 under SGLang drafts 5 throughout, which loses from
+    batch 430, where the schedule turns off from 1,840 (an engineer's pass: the advice had said 1,840
+    alone)."""
+    limit = int(schedule["last"].iloc[-1])
+    batches = np.arange(1, limit + 1)
+    gains = np.asarray(calculator.evaluate_scenario(scenario, alpha, length, batches, context)["speedup"]) >= 1.0
+    if gains[-1]:
+        return None
+    gaining = np.flatnonzero(gains)
+    off = int(gaining[-1]) + 2 if gaining.size else 1  # the first batch after the last that gains
+    scheduled = draft_length.stays_off_from(schedule)
+    if scheduled is not None and scheduled <= off:
+        return None
+    if scheduled is None:
+        return Notice("command.one_length_off", gamma=int(length), batch=off, limit=limit, flag=BATCH_FLAGS[engine])
+    return Notice("command.one_length_off_later", gamma=int(length), batch=off, schedule_off=scheduled,
+                  flag=BATCH_FLAGS[engine])
+
+
 def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch: int, *, engine: str | None = None,
                   version: str | None = None, method: str = "draft", draft_repo: str | None = None,
-                  target_repo: str | None = None, by_load: bool = True) -> Command:
+                  target_repo: str | None = None, by_load: bool = True, alpha: float | None = None,
+                  context: int | None = None) -> Command:
     """The command for ``engine`` (:data:`ENGINES`; the scenario's by default) at ``version`` (by
     default the engine's release for the scenario, :func:`default_version`).
 
     By load (the scenario's own draft only: ``schedule``,
     :func:`specviz.advice.draft_length.gamma_schedule`, is that draft's), the schedule where the engine
     takes one, else the best γ at ``batch``, and the batch from which no γ gains; otherwise
-    ``gamma`` throughout.
+    ``gamma`` throughout. A command by load of one length (the engine or release takes no schedule)
+    says where that length stops gaining (:func:`one_length_off`), at ``alpha`` and ``context``
+    (the scenario's where None), those ``schedule`` was found at.
 
     Raises
     ------
@@ -91,6 +122,10 @@ def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch:
         # not at a first run of batches after which it pays again.
         command = vllm_command(scenario, version, length, schedule=by_batch,
                                off_from=draft_length.stays_off_from(schedule), **named)
+    if by_load and not command.by_batch and (said := one_length_off(
+            scenario, scenario.alpha if alpha is None else alpha, scenario.context if context is None else context,
+            length, schedule, engine)) is not None:
+        command.notices.append(said)
     # A draft of another vocabulary starts, and its tokens are verified as ids of another tokenizer: said
     # first (an engineer's pass: DeepSeek-V3 drafted by Qwen3-0.6B had a command and nothing else).
     if method == "draft" and (mismatch := vocab_mismatch(scenario.target, scenario.draft)) is not None:

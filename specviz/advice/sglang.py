@@ -167,4 +167,4 @@ def sglang_command(scenario: Scenario, gamma: int, *, schedule: pd.DataFrame | N
         notices.append(Notice("command.sglang_tiers_attn_dp", dp=scenario.dp, steps=steps))
     elif schedule is not None and kind not in ("eagle", "eagle3"):
         notices.append(Notice("command.sglang_tiers_eagle_only", algorithm=SGLANG_ALGORITHMS[kind]))
-    return Command(argv, files, notices, problems)
+    return Command(argv, files, notices, problems, by_batch=tiered)

@@ -281,4 +281,4 @@ def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd
                               else "command.trtllm_schedule_lower"))
     options["speculative_config"] = speculative
     argv += ["--extra_llm_api_options", _OPTIONS_NAME]
-    return Command(argv, {_OPTIONS_NAME: _yaml(options) + "\n"}, notices, problems)
+    return Command(argv, {_OPTIONS_NAME: _yaml(options) + "\n"}, notices, problems, by_batch=table is not None)
