@@ -61,9 +61,10 @@ def one_length_off(scenario: Scenario, alpha: float, context: int, length: int, 
                    engine: str) -> Notice | None:
     """``command.one_length_off`` (``..._later``): a command that drafts ``length`` at every batch (its
     engine or release takes no schedule) loses from a batch on where the lengths by batch of
-    ``schedule`` still gain up to its last batch (or turn off only later); None where that length gains up to the schedule's last batch, or stops where the
-    schedule does. gpt-oss-20b + n-gram on one H100 under SGLang drafts 5 throughout, which loses from
-    batch 430, where the schedule turns off from 1,840 (an engineer's pass: the advice had said 1,840
+    ``schedule`` still gain up to its last batch (or turn off only later); None where that length
+    gains up to the schedule's last batch, or stops where the schedule does. gpt-oss-20b + n-gram on
+    one H100 with an FP8 cache at context 256 and α 0.6, under SGLang: γ 3 throughout loses from
+    batch 205, where the schedule turns off from 437 (an engineer's pass: the advice had said 437
     alone)."""
     limit = int(schedule["last"].iloc[-1])
     batches = np.arange(1, limit + 1)
