@@ -98,7 +98,7 @@ from .memory_flags import budget_notices, memory_flags, node_notices
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "vllm_schedule",
            "Command", "vllm_command", "speculation_method", "draft_name", "draft_quantization", "checkpoint_id",
-           "target_words", "mtp_unserved", "names_a_draft", "vllm_most_seqs", "vllm_reads_schedule"]
+           "target_words", "mtp_unserved", "names_a_draft", "vllm_most_seqs", "vllm_drops_schedule"]
 
 Version = tuple[int, int, int]
 FINAL = 10 ** 6
@@ -112,7 +112,6 @@ _V0_GONE = (0, 10, 0)
 _V1_DEFAULT = (0, 8, 0)  # the V1 engine serves unless told otherwise (vLLM 0.8.0 release notes)
 _DISABLE_KEY_GONE = (0, 17, 0)
 _SCHEDULE = (0, 24, 0)
-_V1_DEFAULT = (0, 8, 0)  # V1 the default engine; before it, V0's token budget (vllm_most_seqs)
 _LARGE_BUDGET = (0, 33, 0)  # the first release read with 16,384 tokens a step from 160 GiB (0.24.0 has none)
 _SMALL_BUDGET = 2_048
 _SUFFIX_SCHEDULE_GONE = (0, 33, 0)  # the first release seen to drop a suffix schedule (0.24.0 kept it)
@@ -206,12 +205,10 @@ def vllm_schedule(schedule: pd.DataFrame, version: str) -> tuple[dict[str, Any] 
                                                       for r in schedule.itertuples()]}, None
 
 
-def vllm_reads_schedule(method: str, version: str) -> bool:
-    """Whether vLLM ``version`` drafts by ``num_speculative_tokens_per_batch_size`` for ``method`` (one
-    of its own method names) with one data-parallel rank: from 0.24.0, but suffix decoding from 0.33.0
-    (the module's facts)."""
-    v = parse_version(version)
-    return v >= _SCHEDULE and not (method == "suffix" and v >= _SUFFIX_SCHEDULE_GONE)
+def vllm_drops_schedule(method: str, version: str) -> bool:
+    """Whether vLLM ``version`` takes ``num_speculative_tokens_per_batch_size`` but drops it for
+    ``method`` (one of its own method names): suffix decoding from 0.33.0 (the module's facts)."""
+    return method == "suffix" and parse_version(version) >= _SUFFIX_SCHEDULE_GONE
 
 
 def vllm_most_seqs(scenario: Scenario, version: str) -> int:
@@ -581,7 +578,7 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     # No per-batch schedule with more than one data-parallel rank (ranks that draft apart deadlock), nor
     # for suffix decoding where the release drops it: one length, the best at the page's batch.
     held = schedule is not None and v >= _SCHEDULE and scenario.dp > 1
-    dropped = schedule is not None and v >= _SCHEDULE and not vllm_reads_schedule(method, version) and not held
+    dropped = schedule is not None and vllm_drops_schedule(method, version) and not held
     held = held or dropped
     scheduled = schedule is not None and v >= _SCHEDULE and not held
     most = vllm_most_seqs(scenario, version)

@@ -16,7 +16,7 @@ from specviz.errors import Notice
 from specviz.model import memory
 from specviz.scenario import Scenario
 
-__all__ = ["COMMAND_ENGINES", "ENGINE_NAMES", "command_engine_of", "engine_rule", "stated_batch", "memory_flags",
+__all__ = ["COMMAND_ENGINES", "ENGINE_NAMES", "batch_flag", "command_engine_of", "engine_rule", "stated_batch", "memory_flags",
            "budget_notices", "node_notices"]
 
 # GPUs one host holds: 8 in an HGX or MI300-series server, 4 in a compute tray of an NVL72 rack.
@@ -64,6 +64,11 @@ def command_engine_of(engine_id: str) -> str | None:
     """The command engine (:data:`COMMAND_ENGINES`) whose cost presets ``engine_id`` is one of
     (``vllm-v1`` is vLLM's), None for a preset of no server (eager PyTorch)."""
     return next((engine for engine, (_, prefix, _) in COMMAND_ENGINES.items() if engine_id.startswith(prefix)), None)
+
+
+def batch_flag(engine: str) -> str:
+    """``engine``'s flag ("vLLM", "SGLang" or "TensorRT-LLM") for the most sequences it runs at once."""
+    return _MEMORY_FLAGS[engine].batch
 
 
 def engine_rule(scenario: Scenario, engine: str) -> memory.MemoryRule:

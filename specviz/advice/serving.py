@@ -9,7 +9,7 @@ import pandas as pd
 
 from specviz import calculator
 from specviz.advice.commands import VLLM_VERSIONS, Command, vllm_command, vllm_default_version
-from specviz.advice.memory_flags import COMMAND_ENGINES, ENGINE_NAMES, command_engine_of
+from specviz.advice.memory_flags import COMMAND_ENGINES, ENGINE_NAMES, batch_flag, command_engine_of
 from specviz.advice import draft_length
 from specviz.advice.sglang import sglang_command
 from specviz.advice.trtllm import TRTLLM_DEFAULT, TRTLLM_VERSIONS, trtllm_command
@@ -28,8 +28,6 @@ DEFAULT_VERSIONS = {"vllm": VLLM_VERSIONS[-1], "trtllm": TRTLLM_DEFAULT}
 VERSION_KEYS = {engine: "serve_version" if engine == "vllm" else f"{engine}_version" for engine in ENGINES}
 """The link parameter of each engine's release in the Deploy view, one each, so that a link keeps
 them all (vLLM's was the first, ``serve_version``)."""
-BATCH_FLAGS = {"vllm": "--max-num-seqs", "sglang": "--max-running-requests", "trtllm": "--max_batch_size"}
-"""Each engine's flag for the most sequences it runs at once."""
 REPO_CHARS = 200
 """The longest checkpoint id (a Hugging Face id or a path) the Deploy view's fields take."""
 
@@ -77,9 +75,9 @@ def one_length_off(scenario: Scenario, alpha: float, context: int, length: int, 
     if scheduled is not None and scheduled <= off:
         return None
     if scheduled is None:
-        return Notice("command.one_length_off", gamma=int(length), batch=off, limit=limit, flag=BATCH_FLAGS[engine])
+        return Notice("command.one_length_off", gamma=int(length), batch=off, limit=limit, flag=batch_flag(ENGINE_NAMES[engine]))
     return Notice("command.one_length_off_later", gamma=int(length), batch=off, schedule_off=scheduled,
-                  flag=BATCH_FLAGS[engine])
+                  flag=batch_flag(ENGINE_NAMES[engine]))
 
 
 def serve_command(scenario: Scenario, schedule: pd.DataFrame, gamma: int, batch: int, *, engine: str | None = None,

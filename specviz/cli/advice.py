@@ -358,9 +358,7 @@ def _engine_schedule(ranges: pd.DataFrame, engine: str, version: str | None,
     longest = int(ranges["gamma"].max())
     if engine == "vllm":  # the Deploy view's keys, and its word where the release has none
         release = version or commands.VLLM_VERSIONS[-1]
-        unread = [m for m in methods if commands.parse_version(release) >= commands.parse_version("0.24.0")
-                  and not commands.vllm_reads_schedule(m, release)]
-        if unread:
+        if unread := [m for m in methods if commands.vllm_drops_schedule(m, release)]:
             return None, Notice("cli.schedule.method_unread", methods=", ".join(unread), engine=f"vLLM {release}")
         return commands.vllm_schedule(ranges, release)
     if longest == 0:

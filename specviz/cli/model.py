@@ -451,7 +451,7 @@ def _roofline(args: argparse.Namespace) -> tuple[str, int]:
                                draft_cost=args.draft_cost, precision=precision, **knobs)
     # One device's memory as vLLM divides it, the draft held as calc and the pages hold it (a head
     # without the target's input embedding): a batch it does not hold is given no speedup.
-    held_draft = None if draft is None else step.Draft("eagle3" if draft.model_type == "eagle3" else "model", draft)
+    held_draft = None if draft is None else step.Draft("model", draft)
     held = np.broadcast_to(scenario.largest_batch(gpu, target, held_draft, precision, tp=1, context=context,
                                                   gamma=args.gamma), result["speedup"].shape)
     fits = batch <= held
