@@ -661,9 +661,14 @@ class TestServeCommand:
         assert config_of(command)["num_speculative_tokens_per_batch_size"][-1][1] == 8192
         within = serving.serve_command(SCENARIO, draft_length.gamma_schedule(SCENARIO, 0.8, 1024, 1024, 8), 4, 64)
         assert not {"command.seqs_budget", "command.seqs_budget_schedule"} & set(keys(within))
-        # Without a schedule (0.18.0 has none), the cap is said without one (an engineer's pass).
+        # Without a schedule (0.18.0 has none), γ 3 throughout: a step of 2,048 tokens (its H100 budget)
+        # steps 2,048 / 4 = 512 sequences whole, and the command states them.
         older = serving.serve_command(small, schedule, 3, 64, version="0.18.0")
-        assert "command.seqs_budget" in keys(older) and "command.seqs_budget_schedule" not in keys(older)
+        said = next(n for n in older.notices if n.key == "command.seqs_spec_budget")
+        assert said.params == {"flag": "--max-num-seqs", "most": 512, "held": 13_389, "budget": 2048, "over": 513,
+                               "gamma": 3, "slots": 0, "count": 2048, "needed": 2048 * 4}
+        assert dict(zip(older.argv, older.argv[1:]))["--max-num-seqs"] == "512"
+        assert not {"command.seqs_budget", "command.seqs_budget_schedule"} & set(keys(older))
 
     @pytest.mark.parametrize("gpu, version, most", [
         ("H100-SXM", "0.33.0", 8192), ("A100-80GB", "0.33.0", 2048), ("A100-80GB", "0.24.0", 2048),
@@ -672,16 +677,52 @@ class TestServeCommand:
         """vllm serve's default budget a step (engine/arg_utils.py, get_batch_defaults): an A100 keeps
         2,048 whatever its memory, 160 GiB gets 16,384 in 0.33.0 and 8,192 in 0.24.0, V0 (0.7.3) the
         longest request or 2,048, and releases not read the smallest (a review: the cap had taken
-        0.33.0's H100 tier everywhere, and vLLM would still refuse an A100's 8,192)."""
+        0.33.0's H100 tier everywhere, and vLLM would still refuse an A100's 8,192). γ 3 throughout:
+        V1 steps a quarter of its budget whole, and the command states that many; V0 the budget."""
         small = make_scenario(target="gpt-oss-20b", draft="ngram", gpu=gpu, tp="1", alpha="0.6", gamma="3",
                               batch="64", context="256", kv="fp8")
         assert vllm_config.vllm_most_seqs(small, version) == most
         command = vllm_config.vllm_command(small, version, 3)
         flags = dict(zip(command.argv, command.argv[1:]))
-        assert flags["--max-num-seqs"] == str(most) and small.max_batch() > most
-        # 16,384 is also the most a command states (SPECVIZ_SERVE_BATCH_MAX), said by its own notice.
-        said = [n.params["most"] for n in command.notices if n.key == "command.seqs_budget"]
-        assert said == ([] if most == 16_384 else [most])
+        stated = most if version == "0.7.3" else most // 4
+        assert flags["--max-num-seqs"] == str(stated) and small.max_batch() > most
+        said = {n.key: n.params["most"] for n in command.notices if n.key.startswith("command.seqs_")}
+        assert said == ({"command.seqs_budget": most} if version == "0.7.3" else {"command.seqs_spec_budget": stated})
+
+    def test_every_sequence_the_command_states_steps_whole(self):
+        """vllm_stepping_seqs by hand: with a budget of 100 tokens, lengths 4, 4, 2, 2, 2, 0 … at
+        batches 1 to 6 need 5, 10, 10, 12, 15, 15 tokens and 6 … (the most so far), plus 3 slots a
+        sequence for a parallel drafter of 4: 8, 16, 19, 24, 30, 33."""
+        lengths = np.array([4, 4, 2, 2, 2, 0, 0])
+        assert vllm_config.vllm_stepping_seqs(lengths, 100, 0).tolist() == [5, 10, 10, 12, 15, 15, 15]
+        assert vllm_config.vllm_stepping_seqs(lengths, 100, 3).tolist() == [8, 16, 19, 24, 30, 33, 36]
+        # The slots follow num_speculative_tokens (config/speculative.py, 0.24.0 and 0.33.0).
+        slots = vllm_config.vllm_drafter_slots
+        assert (slots("eagle3", True, 7, "0.33.0"), slots("draft_model", False, 5, "0.24.0"),
+                slots("dflash", False, 7, "0.24.0"), slots("dflash", False, 7, "0.33.0"),
+                slots("eagle3", False, 7, "0.33.0"), slots("ngram", False, 3, "0.24.0")) == (6, 1, 6, 0, 0, 0)
+
+    def test_a_parallel_drafter_s_slots_keep_vllm_starting(self):
+        """vLLM 0.24.0 takes num_speculative_tokens − 1 slots a sequence of P-EAGLE off its budget for
+        every --max-num-seqs before any request (_set_max_num_scheduled_tokens) and refuses to start
+        where none is left: the command had stated 8,192 sequences of gpt-oss-20b on one B200 drafting
+        up to 13, where 8,192 − 12 × 8,192 < 0. It states the most whose step fits whole, by hand from
+        its schedule below."""
+        peagle = make_scenario(target="gpt-oss-20b", gpu="B200", draft="peagle", gamma="7", batch="64",
+                               context="1024", kv="fp8")
+        schedule = pd.DataFrame({"first": [1, 2, 96, 166, 225], "last": [1, 95, 165, 224, 9000],
+                                 "gamma": [12, 13, 3, 2, 0]})
+        command = vllm_config.vllm_command(peagle, "0.24.0", 13, schedule=schedule)
+        assert config_of(command)["num_speculative_tokens"] == 13
+        stated = int(dict(zip(command.argv, command.argv[1:]))["--max-num-seqs"])
+        # batch 95 at γ 13 needs 1,330 tokens: 8,192 − 1,330 = 6,862 for 12 slots each, 571 sequences.
+        assert stated == (8192 - 95 * 14) // 12 == 571
+        said = next(n for n in command.notices if n.key == "command.seqs_spec_budget_slots")
+        assert said.params["slots"] == 12 and said.params["most"] == 571 and said.params["over"] == 572
+        assert config_of(command)["num_speculative_tokens_per_batch_size"][-1] == [225, 571, 0]
+        # One length of 7 in 0.18.0 (no schedule), whose budget on a B200 is 2,048: 2,048 // (7 + 1 + 6).
+        older = vllm_config.vllm_command(peagle, "0.18.0", 7)
+        assert dict(zip(older.argv, older.argv[1:]))["--max-num-seqs"] == str(2048 // 14) == "146"
 
 
 class TestTrtllmCommand:

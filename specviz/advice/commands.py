@@ -83,8 +83,9 @@ import json
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
+import numpy as np
 import pandas as pd
 
 from specviz.errors import Notice, SpecvizError
@@ -98,7 +99,8 @@ from .memory_flags import budget_notices, memory_flags, node_notices
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "vllm_schedule",
            "Command", "vllm_command", "speculation_method", "draft_name", "draft_quantization", "checkpoint_id",
-           "target_words", "mtp_unserved", "names_a_draft", "vllm_most_seqs", "vllm_drops_schedule"]
+           "target_words", "mtp_unserved", "names_a_draft", "vllm_most_seqs", "vllm_drops_schedule",
+           "vllm_drafter_slots", "vllm_stepping_seqs"]
 
 Version = tuple[int, int, int]
 FINAL = 10 ** 6
@@ -115,6 +117,7 @@ _SCHEDULE = (0, 24, 0)
 _LARGE_BUDGET = (0, 33, 0)  # the first release read with 16,384 tokens a step from 160 GiB (0.24.0 has none)
 _SMALL_BUDGET = 2_048
 _SUFFIX_SCHEDULE_GONE = (0, 33, 0)  # the first release seen to drop a suffix schedule (0.24.0 kept it)
+_DFLASH_OWN_PASS = (0, 33, 0)  # DFlash drafts in a query pass of its own: no slots in the budget (0.24.0 kept K - 1)
 _EXPERT_PARALLEL = (0, 8, 0)  # --enable-expert-parallel
 _DATA_PARALLEL = (0, 8, 3)  # --data-parallel-size
 _DRAFT_MODEL_V1 = (0, 16, 0)
@@ -230,6 +233,70 @@ def vllm_most_seqs(scenario: Scenario, version: str) -> int:
     if gib >= 160 and v >= _LARGE_BUDGET:
         return 16_384
     return 8_192 if gib >= 70 and "a100" not in gpu.name.lower() and v >= _SCHEDULE else _SMALL_BUDGET
+
+
+def vllm_drafter_slots(method: str, parallel_drafting: bool, drafted: int, version: str) -> int:
+    """The positions vLLM ``version`` sets aside in its token budget a step for each request beyond its
+    token and its drafts (``max_num_new_slots_for_drafting``, ``config/speculative.py`` in 0.24.0 and
+    0.33.0), ``drafted`` being ``num_speculative_tokens``: K − 1 for a parallel drafter (P-EAGLE's
+    masked queries; DFlash's before 0.33.0, which drafts in a pass of its own), 1 for a draft model
+    (its input keeps one unsliced token), 0 for the rest. Both arrived in 0.16.0, with parallel
+    drafting and V1's draft model."""
+    if parallel_drafting or (method == "dflash" and parse_version(version) < _DFLASH_OWN_PASS):
+        return max(0, drafted - 1)
+    return 1 if method == "draft_model" else 0
+
+
+def vllm_stepping_seqs(lengths: np.ndarray, budget: int, slots: int) -> np.ndarray:
+    """The tokens a vLLM V1 step needs to advance every sequence at once at each batch 1, 2, … (one a
+    batch of ``lengths``, the draft length there), each batch's need the most of any smaller batch's
+    too, so that the first batch past ``budget`` ends every batch that steps whole.
+
+    .. math:: n(S) = \\max_{b \\le S} b\\,(\\gamma_b + 1) + s\\,S
+
+    with s = ``slots`` (:func:`vllm_drafter_slots`). A running request takes its token and its
+    drafts from the budget a step (``num_tokens_with_spec``) and the slots beside them (0.33.0's
+    ``input_budget``; 0.24.0 takes s times ``--max-num-seqs`` off the budget before any request,
+    ``_set_max_num_scheduled_tokens``, and refuses to start where nothing is left); past the budget
+    the scheduler leaves the rest of the running requests for a later step
+    (``v1/core/sched/scheduler.py``), so the step model's batch would not step as one. The
+    batches that step whole are those where n ≤ ``budget``: a prefix, for n never falls."""
+    batch = np.arange(1, lengths.size + 1)
+    return np.maximum.accumulate(batch * (np.asarray(lengths) + 1)) + slots * batch
+
+
+def _lengths_by_batch(schedule: pd.DataFrame | None, gamma: int, upto: int) -> np.ndarray:
+    """The draft length at batches 1 to ``upto``: ``gamma`` throughout, or the schedule's range
+    holding each batch (a gap takes the range before it, batches past the last the last one, as
+    vLLM reads ``num_speculative_tokens_per_batch_size``)."""
+    if schedule is None:
+        return np.full(upto, int(gamma))
+    which = np.searchsorted(schedule["first"].to_numpy(), np.arange(1, upto + 1), side="right") - 1
+    return schedule["gamma"].to_numpy()[np.clip(which, 0, None)]
+
+
+def _seqs_cap(refused: int, schedule: pd.DataFrame | None, gamma: int, slots: int,
+              stepping: bool) -> Callable[[int], tuple[int, Notice]]:
+    """For :func:`specviz.advice.memory_flags.memory_flags`: from the sequences the memory holds a
+    rank, the most a vLLM command states and why. ``refused``: the most vLLM starts with
+    (:func:`vllm_most_seqs`); with ``stepping`` (the V1 engine serves), also the most whose step fits
+    the budget whole (:func:`vllm_stepping_seqs`), with the budget that would step at once as many as
+    the memory holds or vLLM starts with, whichever is fewer."""
+    def cap(held: int) -> tuple[int, Notice]:
+        said = Notice("command.seqs_budget", flag="--max-num-seqs", most=refused, held=held)
+        if not stepping:
+            return refused, said
+        lengths = _lengths_by_batch(schedule, gamma, max(held, refused))
+        need = vllm_stepping_seqs(lengths, refused, slots)
+        most = int(np.count_nonzero(need[:refused] <= refused))
+        if most >= min(held, refused):
+            return refused, said
+        most = max(1, most)
+        key = "command.seqs_spec_budget_slots" if slots else "command.seqs_spec_budget"
+        count = min(held, refused)  # the most a command could state with room in the budget
+        return most, Notice(key, flag="--max-num-seqs", most=most, held=held, budget=refused, over=most + 1,
+                            gamma=int(lengths[most]), slots=slots, count=count, needed=int(need[count - 1]))
+    return cap
 
 
 def _release(version: Version) -> str:
@@ -582,11 +649,17 @@ def vllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.D
     held = held or dropped
     scheduled = schedule is not None and v >= _SCHEDULE and not held
     most = vllm_most_seqs(scenario, version)
-    if scheduled:  # its ranges end where --max-num-seqs does (the token budget may hold fewer than the memory)
-        schedule = schedule[schedule["first"] <= most].assign(last=lambda rows: rows["last"].clip(upper=most))
     drafted = max(1, int(schedule["gamma"].max())) if scheduled else int(gamma)
-    argv += memory_flags(scenario, "vLLM", problems, notices=notices, drafted=drafted, most_seqs=most)
-    if scheduled:  # its ranges end at the stated batch too: said with the cap
+    # The slots follow num_speculative_tokens, the schedule's longest: taken before the schedule ends at
+    # the stated batch, which may drop its longest (then the cap is a little low, never too high).
+    slots = vllm_drafter_slots(method, parallel_drafting, drafted, version)
+    stepping = v >= _V1_DEFAULT and not env and not (v < _V0_GONE and v0_only)
+    cap = _seqs_cap(most, schedule if scheduled else None, int(gamma), slots, stepping)
+    argv += memory_flags(scenario, "vLLM", problems, notices=notices, drafted=drafted, most_seqs=cap)
+    if scheduled:  # its ranges end where --max-num-seqs does (the token budget may hold fewer than the memory)
+        stated = int(argv[argv.index("--max-num-seqs") + 1]) if "--max-num-seqs" in argv else None
+        if stated is not None:
+            schedule = schedule[schedule["first"] <= stated].assign(last=lambda rows: rows["last"].clip(upper=stated))
         notices[:] = [Notice("command.seqs_budget_schedule", **n.params) if n.key == "command.seqs_budget" else n
                       for n in notices]
     notices += node_notices(scenario, "vLLM") + budget_notices(scenario, gamma)

@@ -8,6 +8,7 @@ hosts a split spans. vLLM's command is :mod:`specviz.advice.commands`', SGLang's
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Callable
 
 import numpy as np
 
@@ -86,7 +87,8 @@ def stated_batch(limit: int) -> int:
 
 
 def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks: int | None = None,
-                 notices: list[Notice] | None = None, *, drafted: int, most_seqs: int | None = None) -> list[str]:
+                 notices: list[Notice] | None = None, *, drafted: int,
+                 most_seqs: Callable[[int], tuple[int, Notice]] | None = None) -> list[str]:
     """The flags that hold ``engine``'s server to what its memory fits (:mod:`specviz.model.memory`)
     at ``drafted``, the longest draft the server allocates each request for (vLLM's
     ``num_speculative_tokens``, SGLang's ``--speculative-num-steps``, TensorRT-LLM's
@@ -94,8 +96,10 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks:
     linear-attention state for each of its positions, so Qwen3.5-397B-A17B on 8 H200s holds 357
     sequences at γ 4 and 242 at the 7 its schedule drafts at batches 25–68):
     the largest batch (vLLM's ``--max-num-seqs``, SGLang's ``--max-running-requests``, TensorRT-LLM's
-    ``--max_batch_size``), at most ``most_seqs`` a rank where the engine refuses more (vLLM's token
-    budget a step: :func:`specviz.advice.commands.vllm_most_seqs`), the context (``--max-model-len``,
+    ``--max_batch_size``), at most what ``most_seqs`` gives for the sequences the memory holds a rank,
+    with the notice that says why, where the engine refuses more or would not step them all at once
+    (vLLM's token budget a step: :func:`specviz.advice.commands.vllm_most_seqs`,
+    :func:`specviz.advice.commands.vllm_stepping_seqs`), the context (``--max-model-len``,
     ``--context-length``, ``--max_seq_len``),
     the memory share the limit was computed for (vLLM's ``--gpu-memory-utilization``, written out
     for its default moved from 0.9 to 0.92 in 0.20.0; TensorRT-LLM's
@@ -132,12 +136,13 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks:
             notices.append(Notice("command.batch_capped", flag=flags_of.batch, limit=limit, held=held, engine=engine))
         shares = ranks or scenario.dp
         stated = max(1, limit // shares) if flags_of.per_rank else limit
-        if most_seqs is not None and stated > most_seqs:
-            # The server refuses more sequences than its token budget a step (vLLM's --max-num-seqs).
+        most, why = most_seqs(max(1, held // shares) if flags_of.per_rank else held) if most_seqs else (stated, None)
+        if stated > most:
+            # The server refuses more sequences than its token budget a step, or would not step them
+            # all at once (vLLM's --max-num-seqs).
             if notices is not None:
-                notices.append(Notice("command.seqs_budget", flag=flags_of.batch, most=most_seqs,
-                                      held=max(1, held // shares) if flags_of.per_rank else held))
-            stated = most_seqs
+                notices.append(why)
+            stated = most
         flags += [flags_of.batch, str(stated)]
         if flags_of.per_rank and shares > 1 and notices is not None:
             # The page says the server's largest batch (1,199); the flag is each rank's (149): said, so
