@@ -735,6 +735,24 @@ class TestTrtllmCommand:
         """The scenario under TensorRT-LLM's memory rule, which its command is sized by."""
         return replace(chosen, engine=replace(chosen.engine, memory=PRESETS.engines["trt-llm"].memory))
 
+    def test_max_batch_size_steps_whole_within_max_num_tokens(self):
+        """TensorRT-LLM's iteration counts a generation request's token and its draft tokens in
+        --max_num_tokens (8,192 written) and leaves the rest out past it: gpt-oss-20b + n-gram on one
+        H100 with an FP8 cache holds 12,856 sequences of 256 positions there, and at 3 drafts 8,192 / 4
+        = 2,048 step as one, which the command states and says."""
+        small = self.on_trtllm(make_scenario(target="gpt-oss-20b", draft="ngram", tp="1", alpha="0.6", gamma="3",
+                                             batch="64", context="256", kv="fp8"))
+        command = trtllm.trtllm_command(small, "1.2.1", 3)
+        flags = dict(zip(command.argv, command.argv[1:]))
+        assert flags["--max_batch_size"] == "2048" and flags["--max_num_tokens"] == "8192"
+        (said,) = [n for n in command.notices if n.key == "command.trtllm_seqs_budget"]
+        assert said.params == {"flag": "--max_batch_size", "most": 2048, "held": small.max_batch(), "budget": 8192,
+                               "gamma": 3, "over": 2049, "needed": small.max_batch() * 4}
+        assert small.max_batch() == 12_856
+        # Where the memory holds fewer, nothing is capped or said.
+        assert not [n for n in trtllm.trtllm_command(SCENARIO, "1.2.1", 4).notices
+                    if n.key == "command.trtllm_seqs_budget"]
+
     def test_a_draft_model_with_its_schedule_in_1_2(self):
         command = trtllm.trtllm_command(SCENARIO, "1.2.1", 4, schedule=self.SCHEDULE)
         # TensorRT-LLM's 0.9 of each GPU holds fewer sequences than vLLM's 0.92.

@@ -42,6 +42,14 @@ is too large to fetch here).
   equals ``max_draft_len``, and one-model EAGLE-3 reads it too; MTP only from pull request #12262,
   whose first release is not established. The same map therefore means different schedules in 1.2
   and 1.3, and each is written for its release;
+* the token budget an iteration (``--max_num_tokens``) counts a generation request's token and its
+  draft tokens (the micro-batch scheduler, ``cpp/tensorrt_llm/batch_manager/microBatchScheduler.cpp``:
+  ``beamWidth + getNumDraftTokens()``; the two-model drafters fill ``max_total_draft_tokens``
+  placeholders before scheduling, ``py_executor.py``); past it the iteration leaves the later
+  requests out, and nothing refuses to start (``validate_runtime_args`` only warns where
+  ``max_batch_size`` passes ``max_num_tokens``). One-model EAGLE-3 and MTP were budgeted their token
+  alone until pull request #16101 (July 2026; its first release not established), and a step past
+  the budget then failed the forward pass's check (read from the repository's stored main);
 * targets: MTP on DeepSeek-V3/R1 from 0.19.0 (V3.2 with more than one MTP layer from 1.2.0);
   EAGLE-3 on Llama 3 from 0.19.0, Llama 4 from 0.20.0, Qwen3 from 0.21.0 (release notes), gpt-oss
   from 1.1.0 (NVIDIA's blog on 1.1.0rc0); others are not established and get a notice.
@@ -51,6 +59,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from typing import Callable
 
 import pandas as pd
 
@@ -61,7 +70,7 @@ from specviz.model import architecture
 from specviz.model.roofline import GPU
 from specviz.scenario import Scenario
 
-__all__ = ["TRTLLM_VERSIONS", "TRTLLM_DEFAULT", "trtllm_command", "draft_len_schedule", "reads_schedule"]
+__all__ = ["TRTLLM_VERSIONS", "TRTLLM_DEFAULT", "trtllm_command", "draft_len_schedule", "reads_schedule", "batch_cap"]
 
 # (major, minor, patch, release candidate), as parse_release reads it.
 TrtVersion = tuple[int, int, int, int]
@@ -176,6 +185,20 @@ def _nvfp4_without_fp4_units(scenario: Scenario) -> bool:
         for component in architecture.COMPONENTS)
 
 
+def batch_cap(budget: int, drafted: int) -> Callable[[int], tuple[int, Notice]]:
+    """For :func:`specviz.advice.memory_flags.memory_flags`: the most generation requests a rank whose
+    iteration of ``budget`` tokens (``--max_num_tokens``) holds each with its token and ``drafted``
+    draft tokens (``max_draft_len``, whatever a schedule drafts at the batch: the placeholders are
+    the longest), ⌊budget / (drafted + 1)⌋, and the notice that says so for the sequences the memory
+    holds a rank (see the module's facts). 8,192 tokens and 3 drafts: 2,048."""
+    most = max(1, budget // (drafted + 1))
+
+    def cap(held: int) -> tuple[int, Notice]:
+        return most, Notice("command.trtllm_seqs_budget", flag="--max_batch_size", most=most, held=held,
+                            budget=budget, gamma=drafted, over=most + 1, needed=held * (drafted + 1))
+    return cap
+
+
 def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd.DataFrame | None = None,
                    draft_repo: str | None = None, target_repo: str | None = None, method: str = "draft") -> Command:
     """``trtllm-serve`` for ``version`` with its options file (see the module's facts).
@@ -272,7 +295,9 @@ def trtllm_command(scenario: Scenario, version: str, gamma: int, *, schedule: pd
             drafting.append(Notice("command.trtllm_no_schedule", method=_DECODING_TYPES[method], version=version,
                                    since=_text(_SCHEDULE_UPPER if method == "eagle3" else _SCHEDULE_LOWER),
                                    gamma=steps))
-    argv += memory_flags(sized, "TensorRT-LLM", problems, ranks=ranks, notices=notices, drafted=steps)
+    budget = engine_rule(scenario, "TensorRT-LLM").budget.limits(scenario.gpu.memory_gb)[0]
+    argv += memory_flags(sized, "TensorRT-LLM", problems, ranks=ranks, notices=notices, drafted=steps,
+                         most_seqs=batch_cap(budget, steps))
     notices += node_notices(scenario, "TensorRT-LLM") + drafting
     speculative = _draft_keys(method, draft, steps, v)
     if table is not None:
