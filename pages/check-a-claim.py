@@ -31,7 +31,7 @@ EXAMPLE_WORKLOAD = "coding_assistant"
 # The evidence's tabs, by id (``?claim_view=`` opens one): the claim against batch size, the
 # acceptance it needs, and the published figures and the user's runs beside it.
 CLAIM_VIEWS = ("batch", "required", "beside")
-VERDICT_BOX = {"plausible": st.success, "conditional": st.warning, "impossible": st.error}
+VERDICT_BOX = {"plausible": st.success, "conditional": st.warning, "unlikely": st.error, "impossible": st.error}
 # The address the worked example replaced, for a link back to it.
 BEFORE_EXAMPLE = "claims_before_example"
 

@@ -493,7 +493,7 @@ class TestCheckClaim:
         low, _ = calculator.speedup_band(chosen, 0.85, int(best["gamma"]), 1, chosen.context)
         assert float(low) == pytest.approx(best["at_alpha_low"]) and float(low) >= 1.5
         weak = claims.check_claim(chosen, claims.Claim(1.5, batch=1, alpha=0.3), GAMMA_MAX, BATCH_MAX)
-        assert weak.verdict == "conditional" and weak.batches["at_alpha_low"].max() < 1.5
+        assert weak.verdict == "unlikely" and weak.batches["at_alpha_low"].max() < 1.5
 
     def test_an_acceptance_at_which_speculation_loses_everywhere_says_to_leave_it_off(self):
         """α 0: the best at any batch and γ is under 1x (0.87x at batch 1, γ 1, on the default pair);
@@ -670,7 +670,7 @@ class TestClaimsWithinMemory:
         check = lambda claim, measured=rows: claims.check_claim(chosen, claim, GAMMA_MAX, BATCH_MAX, measured=measured)
         assert check(claims.Claim(2.0, batch=8), None).headline.key == "claims.verdict.conditional"
         said = check(claims.Claim(2.0, batch=8))
-        assert said.verdict == "conditional" and said.headline.key == "claims.verdict.measured_short"
+        assert said.verdict == "unlikely" and said.headline.key == "claims.verdict.measured_short"
         assert said.reasons[0].key == "claims.reason.measured_short"
         assert (said.reasons[0].params["value"], said.reasons[0].params["batch"]) == (1.72, 8)
         # Beyond the pair's published acceptance as well (as the page weighs it): the headline names the
@@ -730,7 +730,7 @@ class TestClaimsWithinMemory:
         near = check(2.0)
         # Not "impossible", which a manager reads and stops at (a manager's pass: the reason below the red
         # headline, that calibration could reach the claim, went unread).
-        assert near.verdict == "conditional" and near.headline.key == "claims.verdict.near_reach"
+        assert near.verdict == "unlikely" and near.headline.key == "claims.verdict.near_reach"
         assert near.reasons[-1].key == "claims.reason.near_reach"
         # Its condition: costs below the preset's, by as much as the claim is above the range's top, said
         # with where the presets' miss comes from (a review: one setup's, mostly).
@@ -959,7 +959,7 @@ class TestConditionsAsTheCalculatorShowsThem:
         so the verdict, conditional still, says it is unlikely."""
         chosen = make_scenario(target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B", tp=1)
         check = claims.check_claim(chosen, claims.Claim(6.5), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
-        assert check.verdict == "conditional" and check.headline.key == "claims.verdict.beyond_published"
+        assert check.verdict == "unlikely" and check.headline.key == "claims.verdict.beyond_published"
         beyond = check.conditions[1]
         assert beyond.key == "claims.condition.beyond_published"
         assert beyond.params["highest"] == max(row.alpha for row in PRESETS.acceptance) == pytest.approx(0.909, abs=1e-3)
@@ -983,7 +983,7 @@ class TestConditionsAsTheCalculatorShowsThem:
         check = claims.check_claim(make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", tp=8),
                                    claims.Claim(1.8, batch=256), GAMMA_MAX, BATCH_MAX)
         assert check.required["alpha_needed"].isna().all() and check.required["alpha_optimistic"].notna().any()
-        assert check.verdict == "conditional" and check.headline.key == "claims.verdict.kind_only"
+        assert check.verdict == "unlikely" and check.headline.key == "claims.verdict.kind_only"
 
     def test_the_verdict_names_how_many_gpus(self):
         two = claims.check_claim(make_scenario(), claims.Claim(2.0), GAMMA_MAX, BATCH_MAX)

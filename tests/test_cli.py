@@ -1062,7 +1062,7 @@ class TestClaimCommand:
                                    settings.get("SPECVIZ_BATCH_MAX"), PRESETS.acceptance)
         assert code == 0 and (row["claim"], row["batch"], row["verdict"]) == (2.5, 64, check.verdict)
         # α 0.987, past every published acceptance: unlikely, as the page says it (no Markdown).
-        assert row["headline"].startswith("Conditional, unlikely: 2.50× on 2× NVIDIA H100 SXM for Qwen3-32B")
+        assert row["headline"].startswith("Unlikely: 2.50× on 2× NVIDIA H100 SXM for Qwen3-32B")
         assert row["conditions"][1].startswith("That α (0.987) is above every published acceptance")
         assert row["holds_at_batches"] == [64, 64] and len(row["required"]) == len(check.required)
         # Without a measured acceptance it said only "enter it above", the Claims page's field.
@@ -1311,9 +1311,10 @@ class TestClaimCommand:
                            "--draft", "Qwen3-0.6B", "--batch", "64")
         row = json.loads(out)
         check = claims.check_claim(make_scenario(), claims.Claim(2.5, batch=64), settings.get("SPECVIZ_GAMMA_MAX"),
-                                   settings.get("SPECVIZ_BATCH_MAX"))
+                                   settings.get("SPECVIZ_BATCH_MAX"), PRESETS.acceptance)
         easiest = check.required.loc[check.required["alpha_needed"].idxmin()]
-        assert code == 0 and row["target"] == "Qwen3-32B" and row["verdict"] == check.verdict
+        # The α it needs is past every published acceptance: unlikely, on the page and here.
+        assert code == 0 and row["target"] == "Qwen3-32B" and row["verdict"] == check.verdict == "unlikely"
         assert row["required_alpha"] == pytest.approx(easiest["alpha_needed"])
         assert row["required_gamma"] == easiest["gamma"] and row["max_speedup"] == pytest.approx(check.best["speedup"])
 
@@ -2412,7 +2413,7 @@ class TestLanguage:
                                    settings.get("SPECVIZ_BATCH_MAX"), PRESETS.acceptance)
         # The page's sentence in Vietnamese, its Markdown taken out and a preset's name in Vietnamese.
         assert vietnamese["headline"] == i18n.t(check.headline.key, "vi", **check.headline.params).replace("**", "")
-        assert vietnamese["headline"].startswith("Có điều kiện, khó xảy ra: 2.50× trên 2× NVIDIA H100 SXM cho Qwen3-32B")
+        assert vietnamese["headline"].startswith("Khó xảy ra: 2.50× trên 2× NVIDIA H100 SXM cho Qwen3-32B")
         sentences = ("headline", "reasons", "conditions")
         assert all(english[key] != vietnamese[key] for key in sentences)
         assert {k: v for k, v in english.items() if k not in sentences} == \

@@ -30,7 +30,7 @@ from specviz.scenario import Scenario
 if TYPE_CHECKING:
     from specviz.advice.claims import Claim, ClaimCheck
 
-__all__ = ["Batches", "NO_BATCHES", "UNLIKELY_WITHOUT_ALPHA", "at_least", "batch_range", "batch_runs", "beyond_pair",
+__all__ = ["Batches", "NO_BATCHES", "UNLIKELY", "UNLIKELY_WITHOUT_ALPHA", "at_least", "batch_range", "batch_runs", "beyond_pair",
            "beyond_published", "best_at_measured_alpha", "devices", "easiest", "headline", "measured_reason", "method_named",
            "on_workload", "optimistic_top", "pair_unpublished", "verdict"]
 
@@ -75,6 +75,13 @@ def batch_runs(gaps: Sequence[tuple[int, int]]) -> str:
 # Headlines a measurement of this very setup that reaches the claim lifts: the "unlikely" of a claim
 # with no measured α (one at the user's α is the user's, which the measurement's own acceptance is not).
 UNLIKELY_WITHOUT_ALPHA = ("claims.verdict.beyond_published", "claims.verdict.beyond_pair", "claims.verdict.kind_only")
+UNLIKELY = (*UNLIKELY_WITHOUT_ALPHA, "claims.verdict.kind", "claims.verdict.short", "claims.verdict.measured_short",
+            "claims.verdict.near_reach")
+"""The headlines of a claim that is not impossible but ``unlikely``: beyond every published acceptance or its
+pair's, reached only at the optimistic end of the model's range (at α = 1 or at the measured α), short at
+the measured α, short of a measurement of this very setup, or out of reach at the preset's costs by less
+than the presets' median miss (a manager's pass: "Conditional, out of reach" and "Not at your
+acceptance" had stood in the yellow of a claim that holds on conditions)."""
 
 
 def measured_reason(key: str, top: pd.Series, **more: int) -> Notice:
