@@ -956,7 +956,7 @@ class TestConditionsAsTheCalculatorShowsThem:
     def test_a_claim_beyond_every_published_acceptance_is_said_unlikely(self):
         """6.5x for Llama-3.1-8B with EAGLE-3 on an H100 needs α 0.9986: the highest published is
         DeepSeek-V4-Flash's MTP, 2.6 tokens a step at γ 3 (α 0.909 at its trained position, ROCm/ATOM),
-        so the verdict, conditional still, says it is unlikely."""
+        so the verdict is unlikely."""
         chosen = make_scenario(target="Llama-3.1-8B", draft="EAGLE3-SafeAILab-Llama-3.1-8B", tp=1)
         check = claims.check_claim(chosen, claims.Claim(6.5), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
         assert check.verdict == "unlikely" and check.headline.key == "claims.verdict.beyond_published"
@@ -972,6 +972,19 @@ class TestConditionsAsTheCalculatorShowsThem:
         # A measured α answers the question the published figures stand in for.
         measured = claims.check_claim(chosen, claims.Claim(6.5, alpha=0.7), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
         assert all(c.key != "claims.condition.beyond_published" for c in measured.conditions)
+
+    def test_past_every_published_acceptance_the_pair_s_own_is_named_too(self):
+        """Up to 3x for gpt-oss-120b with EAGLE-3 on a B200 needs α 0.929, past DeepSeek-V4-Flash's 0.91:
+        the pair's own 0.67 (MT-Bench) is named beside it, as it is on an H100, where 0.896 is within
+        the highest of any (a manager's pass: the B200 page had weighed it against another model's
+        figure alone)."""
+        for gpu, keys in (("B200", ["claims.condition.beyond_published", "claims.condition.beyond_pair"]),
+                          ("H100-SXM", ["claims.condition.beyond_pair"])):
+            chosen = make_scenario(target="gpt-oss-120b", draft="eagle3", gpu=gpu, tp="1")
+            check = claims.check_claim(chosen, claims.Claim(3.0), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
+            said = [c for c in check.conditions if c.key.startswith("claims.condition.beyond")]
+            assert [c.key for c in said] == keys and check.verdict == "unlikely", gpu
+            assert round(said[-1].params["published"], 2) == 0.67 and said[-1].params["dataset"] == "MT-Bench"
 
     def test_the_alpha_for_the_unkind_end_is_named_too(self):
         check = claims.check_claim(make_scenario(), claims.Claim(2.0, batch=16), GAMMA_MAX, BATCH_MAX)
