@@ -3499,6 +3499,17 @@ class TestClaimsPage:
         at = read_sentence(claims_app(), "3x on 3x A100")
         assert any("names 3 GPUs" in w.value for w in at.warning)
 
+    def test_a_sentence_s_other_gpus_and_batches_are_said(self):
+        """A manager's pass: the B200 and batches 32 and 256 had been left out without a word."""
+        at = read_sentence(claims_app(), "MTP doubles DeepSeek-V3 throughput on 8x H200 and 8x B200 at batch 1, 32 "
+                                         "and 256")
+        said = [w.value for w in at.warning]
+        assert i18n.md("claims.sentence.other_gpus", others="NVIDIA B200 (HGX)", gpu="NVIDIA H200 SXM") in said
+        assert i18n.md("claims.sentence.other_batches", others="32, 256", batch="1") in said
+        # Cleared, the batch field weighs every batch: no batch is said to be the verdict's.
+        at.number_input(key="claim_batch").set_value(None).run()
+        assert not any("names batch" in w.value for w in at.warning)
+
     def test_undoing_the_model_takes_the_gpu_count_it_set_again_from_the_list(self):
         """The sidebar sets the GPUs afresh with the model: the list had still said 8 (a manager's pass)."""
         at = read_sentence(claims_app(), "MTP gives DeepSeek-R1 1.8x at batch 64 on 8x H200")

@@ -201,6 +201,20 @@ class TestReadSentence:
     def test_the_draft_length_a_sentence_names(self, text, gamma):
         assert claim_words.read_sentence(text, PRESETS).gamma == gamma
 
+    @pytest.mark.parametrize("text, gpu, other_gpus, batch, other_batches", [
+        ("MTP doubles DeepSeek-V3 throughput on 8x H200 and 8x B200 at batch 32", "H200", ("B200",), 32, ()),
+        ("MTP doubles DeepSeek-V3 throughput on 8x H200 at batch 1, 32 and 256", "H200", (), 1, (32, 256)),
+        ("2x at concurrency 8 or 64 on A100 80GB", "A100-80GB", (), 8, (64,)),
+        # Not more GPUs or batches: one compared with, a second figure's own batch, a GPU named twice.
+        ("3x faster than H100 on B200", "B200", (), None, ()), ("2.5x at batch 64, 3x at batch 1", None, (), 64, ()),
+        ("2x on H200, and on H200 again at batch 4", "H200", (), 4, ())])
+    def test_the_gpus_and_batches_a_check_leaves_out(self, text, gpu, other_gpus, batch, other_batches):
+        """A manager's pass: "on 8x H200 and 8x B200" was checked on the H200 and "at batch 1, 32 and
+        256" at batch 1, the rest dropped without a word; they are read, to be said."""
+        reading = claim_words.read_sentence(text, PRESETS)
+        assert (reading.gpu, reading.other_gpus, reading.batch, reading.other_batches) == (
+            gpu, other_gpus, batch, other_batches)
+
     @pytest.mark.parametrize("text, context", [
         ("1.8x at batch 512 with MTP on DeepSeek-R1, 8x B200, FP8, context 8k", 8192),
         ("2x with an 8k context", 8192), ("3x at 8,192-token context", 8192), ("2x, 32K tokens of context", 32768),

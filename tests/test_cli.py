@@ -1209,6 +1209,19 @@ class TestClaimCommand:
         _, out, _ = run(capsys, "claim", sentence, "--context", "1024")
         assert json.loads(out)["verdict"] != "impossible"
 
+    def test_a_sentences_other_gpus_and_batches_are_said_as_on_the_page(self, capsys):
+        code, out, _ = run(capsys, "claim", "MTP doubles DeepSeek-V3 on 8x H200 and 8x B200 at batch 1, 32 and 256")
+        read = json.loads(out)["read_from_sentence"]
+        assert code == 0 and read["other_gpus"] == ["B200"] and read["other_batches"] == [32, 256]
+        assert read["other_gpus_note"] == i18n.t("claims.sentence.other_gpus", "en", others="NVIDIA B200 (HGX)",
+                                                 gpu="NVIDIA H200 SXM").replace("**", "")
+        assert read["other_batches_note"].startswith("The sentence names batch 32, 256 as well: the verdict is at batch 1")
+        # A --batch over the sentence's: the verdict's batch is the option's.
+        _, out, _ = run(capsys, "claim", "MTP doubles DeepSeek-V3 on 8x H200 at batch 1, 32 and 256", "--batch", "32")
+        read = json.loads(out)["read_from_sentence"]
+        assert read["other_batches"] == [1, 256] and "names batch 1, 256 as well: the verdict is at batch 32 alone" \
+            in read["other_batches_note"]
+
     def test_a_sentences_engine_sets_the_check_with_its_costs_as_on_the_page(self, capsys):
         """TensorRT-LLM named in the sentence: its engine and its preset's costs, over a link's cost knobs
         (which the page's choice of an engine sets to the preset, as the sidebar's does)."""

@@ -91,7 +91,9 @@ def apply_sentence() -> None:
                                          "gamma_beyond": reading.gamma_beyond, "context_beyond": reading.context_beyond,
                                          "same_speed": reading.same_speed,
                                          "speculation_said": reading.speculation_said,
-                                         "draft_named": reading.draft is not None}
+                                         "draft_named": reading.draft is not None,
+                                         "other_gpus": reading.other_gpus,
+                                         "batches_named": (reading.batch, reading.other_batches)}
 
 
 # What the sidebar sets afresh when an item's choice changes, as its own controls do: the GPUs that
@@ -238,6 +240,14 @@ def show_reading(lang: str) -> None:
         st.warning(md("claims.sentence.gamma_beyond", lang, gamma=beyond, most=settings.get("SPECVIZ_GAMMA_MAX")))
     if (beyond := reading.get("context_beyond")) is not None:
         st.warning(md("claims.sentence.context_beyond", lang, context=beyond, most=settings.get("SPECVIZ_CONTEXT_MAX")))
+    if others := reading.get("other_gpus"):  # "on 8x H200 and 8x B200": one verdict, on the first
+        st.warning(md("claims.sentence.other_gpus", lang, others=", ".join(shown["gpu"](gpu) for gpu in others),
+                      gpu=shown["gpu"](sidebar.gpu.id)))
+    batch = st.session_state.get("claim_batch")
+    if others := claim_words.batches_left_out(*reading.get("batches_named", (None, ())), batch):
+        # "at batch 1, 32 and 256": at the batch field's, while it holds one (the first, unless changed)
+        st.warning(md("claims.sentence.other_batches", lang, others=", ".join(f"{other:,}" for other in others),
+                      batch=f"{batch:,}"))
     if (gpus := reading.get("gpus")) and scenario.split_of(gpus) is None:
         chosen = st.session_state["scenario"]
         st.warning(md("claims.sentence.gpus_not_split", lang, gpus=gpus, used=chosen.tp * chosen.dp))

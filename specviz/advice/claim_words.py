@@ -24,7 +24,7 @@ from specviz.scenario import Presets, draft_choices, split_of
 
 from .claim_over import compared, named_methods, over_words
 
-__all__ = ["parse_claim", "batch_in_words", "percent_of", "SentenceReading", "UNSTATED", "read_sentence",
+__all__ = ["parse_claim", "batch_in_words", "other_batches", "batches_left_out", "percent_of", "SentenceReading", "UNSTATED", "read_sentence",
            "sentence_choices"]
 
 # A figure as written: its minus sign and its exponent are part of it, so that "-3x" is not read as 3x
@@ -184,6 +184,32 @@ def _figure(text: str) -> float:
     """A claim's number as written: "1,000" groups thousands, "2,5" (Vietnamese) has a decimal comma."""
     figure = text.replace("−", "-")
     return float(figure.replace(",", "") if re.fullmatch(r"-?\d{1,3}(?:,\d{3})+", figure) else figure.replace(",", "."))
+
+
+# More batches after the first, as a list: "at batch 1, 32 and 256", "concurrency 8 or 64".
+_MORE_BATCHES = re.compile(r"\s*(?:,\s*(?:(?:and|or|&|và|hoặc)\s+)?|\s(?:and|or|&|và|hoặc)\s+)"
+                           r"(?P<batch>\d{1,3}(?:,\d{3})+(?![\d.])|\d{1,7})\b(?![.x×%])", re.IGNORECASE)
+
+
+def other_batches(text: str) -> tuple[int, ...]:
+    """The batches a claim's words list after the one :func:`batch_in_words` reads ("at batch 1, 32
+    and 256": 32 and 256), which a check at one batch leaves out and says (a manager's pass)."""
+    words = _words(text)
+    found = _BATCH.search(words)
+    if found is None or found["single"]:
+        return ()
+    more, at = [], found.end()
+    while (following := _MORE_BATCHES.match(words, at)) is not None:
+        more.append(int(following["batch"].replace(",", "")))
+        at = following.end()
+    return tuple(batch for batch in more if batch > 0)
+
+
+def batches_left_out(first: int | None, more: tuple[int, ...], batch: int | None) -> list[int]:
+    """The batches a sentence names (``first`` and ``more``: :func:`batch_in_words`, :func:`other_batches`)
+    that a check at ``batch`` leaves out; none where it names one alone, or the check weighs every
+    batch (``batch`` None)."""
+    return [named for named in (first, *more) if named != batch] if more and batch else []
 
 
 def batch_in_words(text: str) -> int | None:
@@ -390,7 +416,9 @@ class SentenceReading:
     ``speculation_said``, whether it says the figure is of speculative decoding at all (a drafting
     method, or its words: :data:`_SPECULATION_WORDS`): "SGLang is 1.5x faster than vLLM" does not;
     ``context``, the context length it names in tokens ("8k context": 8,192), ``context_beyond`` where
-    it is past ``SPECVIZ_CONTEXT_MAX``, the longest a check weighs, and left out."""
+    it is past ``SPECVIZ_CONTEXT_MAX``, the longest a check weighs, and left out; ``other_gpus`` and
+    ``other_batches``, the GPU presets and batches it names after the first, which the check leaves
+    out ("on 8x H200 and 8x B200", "at batch 1, 32 and 256")."""
 
     speedup: float
     batch: int | None
@@ -415,6 +443,8 @@ class SentenceReading:
     speculation_said: bool = True
     context: int | None = None
     context_beyond: int | None = None
+    other_gpus: tuple[str, ...] = ()
+    other_batches: tuple[int, ...] = ()
 
 
 def _ships(model: Model, precision: str) -> bool:
@@ -539,24 +569,30 @@ def _versioned_model(words: str, presets: Presets) -> str | None:
     return None
 
 
-def _named_gpu(tokens: list[str], presets: Presets) -> str | None:
-    """The first GPU preset a sentence's words name: a run of two or three words that spells a
-    preset's own id ("A100 80GB", "RTX PRO 6000", "TPU v6e", "Gaudi 3"), else one word that names one
-    (:func:`specviz.names.gpu_preset`: "H100", "8xB200"); None where none does. A word whose next
-    word makes it a form no preset is ("H100 NVL") names none: read alone, "H100" would be the SXM
-    card's figures, unsaid (the family's reading, :data:`_GPU_FAMILIES`, says what it assumed). A GPU
-    the figure is compared with ("3x faster than H100 on B200") is not the one it was measured on."""
+def _named_gpus(tokens: list[str], presets: Presets) -> list[str]:
+    """The GPU presets a sentence's words name, each once, in its order: a run of two or three words
+    that spells a preset's own id ("A100 80GB", "RTX PRO 6000", "TPU v6e", "Gaudi 3"), else one word
+    that names one (:func:`specviz.names.gpu_preset`: "H100", "8xB200"). A word whose next word makes
+    it a form no preset is ("H100 NVL") names none: read alone, "H100" would be the SXM card's
+    figures, unsaid (the family's reading, :data:`_GPU_FAMILIES`, says what it assumed). A GPU the
+    figure is compared with ("3x faster than H100 on B200") is not one it was measured on. The first
+    is the one a check is on; the others are said ("on 8x H200 and 8x B200": a manager's pass)."""
     own = {re.sub(r"[^a-z0-9]", "", gpu_id.lower()) for gpu_id in presets.gpus}
-    for start, token in enumerate(tokens):
-        if compared(" ".join(tokens[max(0, start - 5):start])):
-            continue
-        for length in (3, 2):
-            span = " ".join(tokens[start:start + length])
-            if len(tokens) - start >= length and re.sub(r"[^a-z0-9]", "", span.lower()) in own:
-                return gpu_preset(span, presets.gpus)
-        if (found := gpu_preset(token, presets.gpus)) and gpu_preset(" ".join(tokens[start:start + 2]), presets.gpus):
-            return found
-    return None
+    found: list[str] = []
+    start = 0
+    while start < len(tokens):
+        length, gpu = 1, None
+        if not compared(" ".join(tokens[max(0, start - 5):start])):
+            spelled = [n for n in (3, 2) if len(tokens) - start >= n
+                       and re.sub(r"[^a-z0-9]", "", " ".join(tokens[start:start + n]).lower()) in own]
+            if spelled:
+                length, gpu = spelled[0], gpu_preset(" ".join(tokens[start:start + spelled[0]]), presets.gpus)
+            elif gpu_preset(tokens[start], presets.gpus) and gpu_preset(" ".join(tokens[start:start + 2]), presets.gpus):
+                gpu = gpu_preset(tokens[start], presets.gpus)
+        if gpu is not None and gpu not in found:
+            found.append(gpu)
+        start += length
+    return found
 
 
 # A model named as the draft: "Llama-3.2-1B draft", "a Gemma 3 1B drafter" (the words after it), "draft
@@ -638,7 +674,8 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     # Its words where they name another checkpoint of the preset's architecture, to be said.
     target_words = " ".join(tokens[start:end]).strip(".-/")
     target_words = target_words if of_another_checkpoint(target_words) else None
-    gpu, gpu_words = _named_gpu(tokens, presets), None
+    gpus_named = _named_gpus(tokens, presets)
+    gpu, gpu_words = next(iter(gpus_named), None), None
     if gpu is None and (family := _family_gpu(words, presets)):
         gpu, gpu_words = family
     unknown_model = None if target is not None else _sized_model(unbatched, index) or _versioned_model(unbatched, presets)
@@ -672,7 +709,8 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
                            None if in_range else gamma, throughput and _SAME_SPEED.search(words) is not None,
                            target_words, _engine(words),
                            bool(methods) or _SPECULATION_WORDS.search(words) is not None,
-                           context if context_held else None, None if context_held else context)
+                           context if context_held else None, None if context_held else context,
+                           tuple(gpus_named[1:]), other_batches(words))
 
 
 def sentence_choices(reading: SentenceReading, presets: Presets, target: str) -> tuple[dict[str, str], str | None]:

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from specviz import scenario, settings
+from specviz import i18n, scenario, settings
 from specviz.advice import claim_over, claim_verdict, claim_words, claims, commands, draft_length, evidence, serving, sglang, trtllm
 from specviz.errors import Notice, SpecvizError, shortened
 from specviz.model import dtypes, spec
@@ -199,6 +199,14 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
                     "claims.sentence.unknown_model", model=read.unknown_model, target=chosen.target.name), lang)}),
                 **({} if not read.same_speed else {"same_speed": True, "same_speed_note": words(Notice(
                     "claims.sentence.same_speed"), lang)}),
+                **({} if not read.other_gpus else {"other_gpus": list(read.other_gpus), "other_gpus_note": words(Notice(
+                    "claims.sentence.other_gpus", others=", ".join(i18n.in_language(presets.gpus[gpu].name, lang)
+                                                                   for gpu in read.other_gpus),
+                    gpu=chosen.gpu.name), lang)}),
+                **({} if not (others := claim_words.batches_left_out(read.batch, read.other_batches, batch)) else {
+                    "other_batches": others, "other_batches_note": words(Notice(
+                        "claims.sentence.other_batches", others=", ".join(f"{other:,}" for other in others),
+                        batch=f"{batch:,}"), lang)}),
                 "draft_applied": read.draft is not None and read.draft == chosen.draft_id,
                 "ask_its_author": [words(Notice(f"claims.sentence.unstated.{key}"), lang) for key in read.unstated]}})}
 
