@@ -3499,6 +3499,17 @@ class TestClaimsPage:
         at = read_sentence(claims_app(), "3x on 3x A100")
         assert any("names 3 GPUs" in w.value for w in at.warning)
 
+    def test_an_eagle3_head_s_card_at_full_acceptance_stays_within_its_training(self):
+        """A manager's pass: the card said 6.47× at γ 16 for gpt-oss-120b's EAGLE-3 head, trained on 7
+        positions; it shows the most within them, as specviz claim's best_trained gives it."""
+        at = claims_app_at(claim="3x", gpu="H100-SXM", target="gpt-oss-120b", draft="eagle3", tp="1")
+        check = claims.check_claim(make_scenario(gpu="H100-SXM", target="gpt-oss-120b", draft="eagle3", tp="1"),
+                                   claims.Claim(3.0), settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"))
+        within = check.best["trained"]
+        assert metric(at, "At α = 1, γ ≤ 7 (trained): central (range)") == \
+            f"{within['speedup']:.2f}× ({within['low']:.2f}–{within['high']:.2f})"
+        assert not [m for m in at.metric if m.label == "At α = 1: central (range)"]
+
     def test_a_sentence_s_other_gpus_and_batches_are_said(self):
         """A manager's pass: the B200 and batches 32 and 256 had been left out without a word."""
         at = read_sentence(claims_app(), "MTP doubles DeepSeek-V3 throughput on 8x H200 and 8x B200 at batch 1, 32 "

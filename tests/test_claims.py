@@ -448,6 +448,16 @@ class TestCheckClaim:
         assert check.best["gamma"] > 7 and trained.params["gamma"] == int(np.argmax(within)) + 1
         assert trained.params["speedup"] == pytest.approx(within.max()) and within.max() < check.best["speedup"]
         assert trained.params["low"] <= trained.params["speedup"] <= trained.params["high"]
+        assert {**trained.params, "trained": None} == {**check.best["trained"], "trained": None}
+        # With no batch named, the most within training is at its own batch: the page's card shows it
+        # (a manager's pass: 6.47× at γ 16 and batch 47 for gpt-oss-120b on an H100, 4.38× within).
+        oss = make_scenario(gpu="H100-SXM", target="gpt-oss-120b", draft="eagle3", tp="1")
+        free = claims.check_claim(oss, claims.Claim(3.0), GAMMA_MAX, BATCH_MAX)
+        assert free.best["gamma"] == 16 and free.best["trained"]["gamma"] <= 7
+        # The calculator's figure at α = 1, γ 1–7 and every batch the check weighed: its most.
+        grid = calculator.evaluate_scenario(replace(oss, mode="step", prefill=False), 1.0, np.arange(1, 8)[:, None],
+                                            free.batches["batch"].to_numpy()[None, :], oss.context)["speedup"]
+        assert free.best["trained"]["speedup"] == pytest.approx(np.nanmax(grid))
         model = claims.check_claim(make_scenario(), claims.Claim(3.0, batch=4), GAMMA_MAX, BATCH_MAX)
         assert not [r for r in model.reasons if r.key == "claims.reason.ceiling_trained"]
 

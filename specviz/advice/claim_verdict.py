@@ -268,14 +268,13 @@ def verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: 
                "engine": scenario.engine.name}
     ceilings = [Notice("claims.reason.ceiling", speedup=best["speedup"], low=best["low"], high=best["high"],
                        gamma=best["gamma"], batch=best["batch"])]
-    trained = required[required["gamma"] <= draft_length.EAGLE3_TRAINED]
-    if draft_length.head_past_training(scenario, best["gamma"]) is not None and trained["ceiling"].notna().any():
+    if (top := best.get("trained")) is not None:
         # The most at α = 1 is at a γ past an EAGLE-3 head's training, where the figures keep α: the most
-        # within it beside it (a browser pass: 8.89× at γ 16 for a head trained on 7 positions).
-        top = trained.loc[trained["ceiling"].idxmax()]
+        # within it beside it (a browser pass: 8.89× at γ 16 for a head trained on 7 positions), the
+        # Claims page's card's figure.
         ceilings.append(Notice("claims.reason.ceiling_trained", trained=draft_length.EAGLE3_TRAINED,
-                              speedup=float(top["ceiling"]), low=float(top["ceiling_low"]),
-                              high=float(top["ceiling_high"]), gamma=int(top["gamma"])))
+                              speedup=top["speedup"], low=top["low"], high=top["high"], gamma=top["gamma"],
+                              batch=top["batch"]))
     none = NO_BATCHES
     if math.isnan(holds[1]):
         top = optimistic_row(batches)

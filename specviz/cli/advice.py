@@ -169,7 +169,10 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
                 "claims.sentence.over_other", what=over), lang)}),
             "reasons": [words(n, lang) for n in check.reasons],
             "conditions": [words(n, lang) for n in check.conditions], **_required(chosen, check.required, gamma),
-            "max_speedup": plain(check.best["speedup"]), "best": {k: plain(v) for k, v in check.best.items()},
+            "max_speedup": plain(check.best["speedup"]),
+            **{key: {k: plain(v) for k, v in best.items()} for key, best in (
+                ("best", {k: v for k, v in check.best.items() if k != "trained"}),
+                ("best_trained", check.best.get("trained"))) if best},
             "holds_at_batches": batches(check.holds_from, check.holds_up_to),
             **gaps("not_at_batches", check.holds_gaps),
             "holds_at_your_acceptance": batches(check.yours_from, check.yours_up_to),
