@@ -14,7 +14,7 @@ from pages.parts.controls import context_control, forget_controls, show_url_noti
 from pages.parts.shared import (altair_chart, calculator_page, how_sure, number_columns, presets, published_speedups,
                                 require_router, scenario_link, titled_dataframe)
 from specviz import charts, scenario, settings
-from specviz.advice import claim_verdict, claim_words, claims, draft_length, evidence
+from specviz.advice import claim_verdict, claim_words, claims, evidence
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
 
@@ -151,9 +151,11 @@ row.metric(t("claims.m.claim", lang), f"{speedup:.2f}×", help=md("claims.m.clai
 if not math.isnan(check.best["speedup"]):  # else the claim's batch does not fit: the verdict says so
     # Its range beside it: a central 1.75× under a 1.80× claim that only the range's top reaches (2.15×)
     # had read as a contradiction of the verdict (a manager's pass).
-    best = check.best.get("trained", check.best)  # an EAGLE-3 head's within its training (its γ 16 said below)
+    # Within the positions the draft is known to keep its acceptance (an EAGLE-3 head's training): its
+    # γ 16 is said in the reasons.
+    best = check.best.get("trained", check.best)
     row.metric(t("claims.m.best_trained" if best is not check.best else "claims.m.best", lang,
-                 trained=draft_length.EAGLE3_TRAINED),
+                 trained=best.get("positions")),
                f"{best['speedup']:.2f}× ({best['low']:.2f}–{best['high']:.2f})",
                help=t("claims.m.best_help", lang, low=best["low"], high=best["high"], gamma=best["gamma"],
                       batch=best["batch"]), width="content")

@@ -3506,7 +3506,7 @@ class TestClaimsPage:
         check = claims.check_claim(make_scenario(gpu="H100-SXM", target="gpt-oss-120b", draft="eagle3", tp="1"),
                                    claims.Claim(3.0), settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"))
         within = check.best["trained"]
-        assert metric(at, "At α = 1, γ ≤ 7 (trained): central (range)") == \
+        assert metric(at, "At α = 1, γ ≤ 7: central (range)") == \
             f"{within['speedup']:.2f}× ({within['low']:.2f}–{within['high']:.2f})"
         assert not [m for m in at.metric if m.label == "At α = 1: central (range)"]
 

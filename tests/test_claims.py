@@ -14,9 +14,9 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, i18n, workload
-from specviz.advice import claim_over, claim_verdict, claim_words, claims, evidence
+from specviz.advice import claim_over, claim_verdict, claim_words, claims, draft_length, evidence
 from specviz.errors import Notice, SpecvizError
-from specviz.model import spec
+from specviz.model import mtp, spec
 from specviz.results import explorer
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -448,7 +448,9 @@ class TestCheckClaim:
         assert check.best["gamma"] > 7 and trained.params["gamma"] == int(np.argmax(within)) + 1
         assert trained.params["speedup"] == pytest.approx(within.max()) and within.max() < check.best["speedup"]
         assert trained.params["low"] <= trained.params["speedup"] <= trained.params["high"]
-        assert {**trained.params, "trained": None} == {**check.best["trained"], "trained": None}
+        assert trained.params["trained"] == check.best["trained"]["positions"] == 7
+        assert {k: v for k, v in trained.params.items() if k != "trained"} == {
+            k: v for k, v in check.best["trained"].items() if k != "positions"}
         # With no batch named, the most within training is at its own batch: the page's card shows it
         # (a manager's pass: 6.47× at γ 16 and batch 47 for gpt-oss-120b on an H100, 4.38× within).
         oss = make_scenario(gpu="H100-SXM", target="gpt-oss-120b", draft="eagle3", tp="1")
@@ -460,6 +462,26 @@ class TestCheckClaim:
         assert free.best["trained"]["speedup"] == pytest.approx(np.nanmax(grid))
         model = claims.check_claim(make_scenario(), claims.Claim(3.0, batch=4), GAMMA_MAX, BATCH_MAX)
         assert not [r for r in model.reasons if r.key == "claims.reason.ceiling_trained"]
+
+    def test_a_reused_mtp_layer_past_its_measured_positions_is_said_and_bounded_too(self):
+        """A manager's pass: Qwen3-Next's MTP, trained over several steps and measured to hold its
+        acceptance at positions 1–3, was priced at E 17 at γ 16 without a word, where DeepSeek-V3's one
+        layer is priced falling past its first. Past 3 positions it is said, as an EAGLE-3 head past its
+        training is, and the most at α = 1 within them stands beside the longest draft's."""
+        qwen = make_scenario(target="Qwen3-Next-80B-A3B", draft="mtp")
+        assert draft_length.evidenced_positions(qwen) == mtp.MEASURED_HOLDING == 3
+        assert draft_length.head_past_training(qwen, 3) is None
+        said = draft_length.head_past_training(qwen, 4)
+        assert said.key == "advice.mtp_past_measured" and said.params["measured"] == 3
+        # DeepSeek-V3's layer, priced falling past its training, has none: its figures are not kept at α.
+        assert draft_length.evidenced_positions(make_scenario(target="DeepSeek-V3", gpu="H200", tp="8", draft="mtp")) is None
+        check = claims.check_claim(qwen, claims.Claim(1.8, batch=64), GAMMA_MAX, BATCH_MAX)
+        within = check.best["trained"]
+        assert check.best["gamma"] > 3 and within["gamma"] <= 3 and within["speedup"] < check.best["speedup"]
+        assert [r.key for r in check.reasons if r.key.startswith("claims.reason.ceiling_")] == [
+            "claims.reason.ceiling_measured"]
+        (least,) = [c for c in check.conditions if c.key == "claims.condition.acceptance"]
+        assert least.params["gamma"] <= 3  # the α it needs within the measured positions, where one reaches it
 
     def test_the_batches_where_a_claim_can_hold_end_where_each_batch_asked_alone_says(self):
         """The range had ended at the chart's grid: "batches 1–91" for 3x on the default scenario, where

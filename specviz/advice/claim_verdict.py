@@ -125,13 +125,14 @@ def easiest(scenario: Scenario | None, required: pd.DataFrame, column: str = "al
     """The row of ``required`` whose γ needs the least of ``column`` (the α the claim needs, or at the
     band's edges ``alpha_optimistic`` and ``alpha_safe``), None where no γ reaches the claim
     (``scenario`` None: a check at given costs, of no draft in particular). For an
-    EAGLE-3 head, among the draft lengths it is trained for (:data:`specviz.advice.draft_length.EAGLE3_TRAINED`)
-    where one of them reaches it: past them the figures keep α at every position, which no run
-    measures (a manager's pass: "α ≥ 0.845 at γ 10" had led, beside a warning that γ 10 is past the
-    head's training, where γ 7 needs 0.854)."""
+    EAGLE-3 head, among the draft lengths it is trained for, and for a reused MTP layer those it
+    has been measured to hold (:func:`specviz.advice.draft_length.evidenced_positions`), where one of
+    them reaches it: past them the figures keep α at every position, which no run measures (a
+    manager's pass: "α ≥ 0.845 at γ 10" had led, beside a warning that γ 10 is past the head's
+    training, where γ 7 needs 0.854)."""
     reachable = required.dropna(subset=[column])
-    if scenario is not None and scenario.draft.kind == "eagle3":
-        trained = reachable[reachable["gamma"] <= draft_length.EAGLE3_TRAINED]
+    if scenario is not None and (known := draft_length.evidenced_positions(scenario)) is not None:
+        trained = reachable[reachable["gamma"] <= known]
         reachable = trained if len(trained) else reachable
     return None if reachable.empty else reachable.loc[reachable[column].idxmin()]
 
@@ -272,9 +273,9 @@ def verdict(scenario: Scenario, claim: Claim, best: dict[str, float], required: 
         # The most at α = 1 is at a γ past an EAGLE-3 head's training, where the figures keep α: the most
         # within it beside it (a browser pass: 8.89× at γ 16 for a head trained on 7 positions), the
         # Claims page's card's figure.
-        ceilings.append(Notice("claims.reason.ceiling_trained", trained=draft_length.EAGLE3_TRAINED,
-                              speedup=top["speedup"], low=top["low"], high=top["high"], gamma=top["gamma"],
-                              batch=top["batch"]))
+        key = "claims.reason.ceiling_trained" if scenario.draft.kind == "eagle3" else "claims.reason.ceiling_measured"
+        ceilings.append(Notice(key, trained=top["positions"], speedup=top["speedup"], low=top["low"],
+                               high=top["high"], gamma=top["gamma"], batch=top["batch"]))
     none = NO_BATCHES
     if math.isnan(holds[1]):
         top = optimistic_row(batches)

@@ -126,8 +126,9 @@ class ClaimCheck:
     best : dict
         The largest speedup the setting allows with every draft token accepted: ``speedup``, ``low``,
         ``high``, and the ``gamma`` and ``batch`` it is reached at (the claim's batch if it names one);
-        where that γ is past an EAGLE-3 head's training, ``trained``: the same within it
-        (:data:`specviz.advice.draft_length.EAGLE3_TRAINED`).
+        where that γ is past the positions whose acceptance the draft is known to keep (an EAGLE-3
+        head's training: :func:`specviz.advice.draft_length.evidenced_positions`), ``trained``: the same
+        within them, and their number (``positions``).
     required : DataFrame
         One row per γ at ``best["batch"]``: ``gamma``; ``ceiling`` (S at α = 1), ``ceiling_low``,
         ``ceiling_high``; the α needed for the claim by the model (``alpha_needed``), by the band's low edge
@@ -408,15 +409,17 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     best_g = int(np.nanargmax(ceiling[:, at]))
     best = {"speedup": float(ceiling[best_g, at]), "low": float(low[best_g, at]), "high": float(high[best_g, at]),
             "gamma": int(gammas[best_g]), "batch": int(grid[at])}
-    trained = gammas <= draft_length.EAGLE3_TRAINED
-    if draft_length.head_past_training(scenario, best["gamma"]) is not None and trained.any():
-        # An EAGLE-3 head's best at α = 1 past its training keeps α where no run has measured it: the
-        # best within it too, which the Claims page shows first (a manager's pass: 6.47× at γ 16 stood
-        # as the card's figure, 4.28× within the 7 trained positions).
-        within = np.where(trained[:, None] & counted[None, :], ceiling, -np.inf)
+    known = draft_length.evidenced_positions(scenario)
+    if draft_length.head_past_training(scenario, best["gamma"]) is not None and (gammas <= known).any():
+        # The best at α = 1 past the positions whose acceptance the draft is known to keep (an EAGLE-3
+        # head's training) keeps α where no run has measured it: the best within them too, which the
+        # Claims page shows first (a manager's pass: 6.47× at γ 16 stood as the card's figure, 4.38×
+        # within the 7 trained positions).
+        within = np.where((gammas <= known)[:, None] & counted[None, :], ceiling, -np.inf)
         g_in, b_in = np.unravel_index(int(np.argmax(np.nan_to_num(within, nan=-np.inf))), within.shape)
         best["trained"] = {"speedup": float(ceiling[g_in, b_in]), "low": float(low[g_in, b_in]),
-                           "high": float(high[g_in, b_in]), "gamma": int(gammas[g_in]), "batch": int(grid[b_in])}
+                           "high": float(high[g_in, b_in]), "gamma": int(gammas[g_in]), "batch": int(grid[b_in]),
+                           "positions": known}
     # The speedup is E(α, γ) times the step's ratio, which α does not move: S* needs E(1, γ)·S*/S(1).
     reuse = step_scenario.reuse
     full = np.asarray(step_scenario.expected_tokens(1.0, gammas), dtype=float)

@@ -10,6 +10,7 @@ command states it (:func:`specviz.advice.memory_flags.memory_flags`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -18,10 +19,11 @@ import pandas as pd
 from specviz import calculator
 from specviz.advice.memory_flags import ENGINE_NAMES, engine_rule, stated_batch
 from specviz.errors import Notice
-from specviz.model import spec, step
+from specviz.model import mtp, spec, step
 from specviz.scenario import Scenario, largest_batch
 
 __all__ = ["gamma_schedule", "gamma_map", "advise", "off_ranges", "stays_off_from", "head_past_training",
+           "evidenced_positions",
            "WEAK_DRAFT_RATE", "EAGLE3_TRAINED"]
 
 # Below this vLLM acceptance rate (accepted / drafted) a draft does not fit the target ("GPU chạy 30%
@@ -118,14 +120,31 @@ def _best_ranges(scenario: Scenario, alpha: float, context: int, batch_max: int,
                          "speedup_high": [best_speed[s:e + 1].max() for s, e in zip(starts, ends)]})
 
 
+def evidenced_positions(scenario: Scenario) -> int | None:
+    """The draft positions whose acceptance the scenario's draft is known to keep, past which the
+    figures keep α on no evidence: an EAGLE-3 head's :data:`EAGLE3_TRAINED`, a reused MTP layer of a
+    family trained over several steps :data:`specviz.model.mtp.MEASURED_HOLDING` (a manager's pass:
+    Qwen3-Next's MTP was priced at E 17 at γ 16 without a word); None for the rest (an MTP layer run
+    past its training is priced falling, :func:`specviz.model.mtp.reuse`)."""
+    if scenario.draft.kind == "eagle3":
+        return EAGLE3_TRAINED
+    if scenario.draft.kind == "mtp" and not math.isfinite(mtp.trained_positions(scenario.target)):
+        return mtp.MEASURED_HOLDING
+    return None
+
+
 def head_past_training(scenario: Scenario, gamma: int) -> Notice | None:
     """``advice.head_past_training`` where ``scenario``'s draft is an EAGLE-3 head drafting ``gamma``
-    tokens, more than the :data:`EAGLE3_TRAINED` positions such heads are trained for (the figures
-    keep α past them); else None. The calculator says it at its γ, the Deploy view at the longest
-    its schedule drafts."""
-    if scenario.draft.kind == "eagle3" and gamma > EAGLE3_TRAINED:
-        return Notice("advice.head_past_training", gamma=int(gamma), trained=EAGLE3_TRAINED)
-    return None
+    tokens, more than the :data:`EAGLE3_TRAINED` positions such heads are trained for, and
+    ``advice.mtp_past_measured`` where it is a reused MTP layer drafting more than the positions it
+    has been measured to hold (:func:`evidenced_positions`): the figures keep α past them; else None.
+    The calculator says it at its γ, the Deploy view at the longest its schedule drafts."""
+    limit = evidenced_positions(scenario)
+    if limit is None or gamma <= limit:
+        return None
+    if scenario.draft.kind == "eagle3":
+        return Notice("advice.head_past_training", gamma=int(gamma), trained=limit)
+    return Notice("advice.mtp_past_measured", gamma=int(gamma), measured=limit, target=scenario.target.name)
 
 
 def advise(scenario: Scenario, alpha: float, gamma: int, batch: int, schedule: pd.DataFrame,

@@ -48,6 +48,12 @@ Qwen3.8-27B-FP8 (``spec_decode_per_position_acceptance_rates`` 0.85, 0.717, 0.59
 ``../shared/samples/2026/vllm_0.25.1``)."""
 
 
+MEASURED_HOLDING = 3
+"""Positions at which a reused MTP layer of a family trained over several steps (:data:`TRAINED`'s
+infinite ones) has been measured to hold its acceptance: the vLLM 0.25.1 run's three. Past them the
+figures keep α, which no run has measured (said: :func:`specviz.advice.draft_length.head_past_training`)."""
+
+
 def trained_positions(target: Model) -> float:
     """The draft positions ``target``'s MTP layers were trained to predict: its family's
     (:data:`TRAINED`), else one per layer (DeepSeek's sequential modules, each trained for its own
