@@ -86,6 +86,17 @@ class TestRegistry:
         assert info.value.key == "ingest.unknown_format"
         assert not isinstance(info.value, importers.UnrecognisedColumnsError)
 
+    @pytest.mark.parametrize("data, key, params", [
+        (b"label,ttft_ms,\nA,10,\nB,11,\n", "ingest.csv_unnamed_column", {"column": 3}),
+        (b"label," + b"x" * 300 + b"\nA,1\n", "ingest.csv_long_name", {"column": 2, "length": 300, "most": 200}),
+        (b"label,mean_ttft_ms\nA,1\nB,11,12\nC,1\n", "ingest.csv_ragged", {"line": 3, "fields": 3, "columns": 2}),
+    ], ids=["a trailing comma", "a name too long", "a row of more fields"])
+    def test_a_table_that_is_not_one_says_why(self, data, key, params):
+        """An attack pass: each had been "not a benchmark result file of a known format"."""
+        with pytest.raises(importers.IngestError) as info:
+            importers.parse("table.csv", data)
+        assert info.value.key == key and info.value.params == {"file": "table.csv", **params}
+
     @pytest.mark.parametrize("delimiter, words", [(";", "semicolons (;)"), ("\t", "tabs"), ("|", "vertical bars (|)")])
     def test_a_table_separated_by_other_than_commas_is_said_to_be(self, delimiter, words):
         """A spreadsheet where the decimal mark is a comma (Vietnamese, German) saves its CSV with

@@ -302,6 +302,32 @@ class TestCsvImport:
         assert str(info.value).startswith(f"cut.csv: line {line:,} has {fields} fields where the header has 3")
         assert counts(db) == (0, 0, 0)
 
+    def test_a_line_longer_than_duckdb_reads_is_named(self, db):
+        """A 3 MB field on line 2 (a file well within the upload limit) had been refused in DuckDB's
+        words, naming line 1 (an attack pass)."""
+        with pytest.raises(importers.IngestError) as info:
+            db.import_file("long.csv", b"label,ttft_ms,note\nA,10," + b"y" * 3_000_000 + b"\nB,11,z\n")
+        assert info.value.key == "ingest.csv_line_too_long" and info.value.params == {
+            "file": "long.csv", "line": 2, "most": "2 MiB"}
+        assert counts(db) == (0, 0, 0)
+
+    @pytest.mark.parametrize("per_request", [False, True], ids=["runs", "requests"])
+    def test_a_second_table_below_the_first_is_refused_whole(self, db, per_request):
+        """30 runs under a first header and 5 under a second of four columns: DuckDB's sniffer took the
+        second header, skipped the 31 lines before it and stored the 5 runs alone, without a word (an
+        attack pass). Refused, naming the line it would have started from; a blank line before the
+        header is no second table."""
+        first = b"label,concurrency,mean_tpot_ms\n" if not per_request else b"concurrency,latency_ms,output_tokens\n"
+        rows = b"".join(b"r%d,%d,5\n" % (i, i) for i in range(1, 31)) if not per_request else b"4,12,10\n" * 30
+        second = b"label,concurrency,mean_tpot_ms,gpu\n" + b"s,2,6,H100\n" * 5
+        with pytest.raises(importers.IngestError) as info:
+            db.import_file("two.csv", first + rows + second)
+        assert info.value.key == "ingest.csv_not_one_table" and info.value.params == {"file": "two.csv", "line": 32}
+        assert str(info.value).startswith("two.csv: its rows are not one table under its first line: DuckDB would "
+                                          "read them from line 32 on")
+        assert counts(db) == (0, 0, 0)
+        assert db.import_file("blank.csv", b"\n" + first + rows).runs == (30 if not per_request else 1)
+
     @pytest.mark.parametrize("per_request", [False, True], ids=["runs", "requests"])
     def test_numbers_a_field_cannot_hold_are_reported(self, db, per_request):
         """A negative, infinite or fractional count was stored empty without a word (the JSON
@@ -1682,14 +1708,14 @@ HOSTILE = [
     ("user_formula_header.csv", csv_bytes([FORMULA, HTML], [1, 2]), "no recognisable result columns"),
     ("user_latin1.csv", "model,concurrency,output_throughput\ncafé,1,2\n".encode("latin-1"), "not UTF-8"),
     ("user_latin1_late.csv", b"model,concurrency,output_throughput\n" + b"a,1,2\n" * 12_000
-     + "é,1,2\n".encode("latin-1"), "could not be read as CSV"),
+     + "é,1,2\n".encode("latin-1"), "not UTF-8"),
     ("user_utf16.csv", "concurrency,output_throughput\n1,2\n".encode("utf-16"), "UTF-16"),
     ("user_nul_late.csv", b"concurrency,output_throughput\n" + b"1,2\n" * 20_000 + b"1,\x00\n", None),
     ("user_bom.csv", b"\xef\xbb\xbfconcurrency,output_throughput\n1,2\n", None),
     ("user_header_only.csv", b"concurrency,ttft_ms\n", "no rows"),
     ("user_non_finite.csv", b"concurrency,output_throughput,num_requests,request_rate\ninf,1e400,nan,inf\n"
                             b"-1,-inf,1e30,1\n", None),
-    ("user_long_line.csv", b"concurrency,output_throughput\n1," + b"9" * 3_000_000 + b"\n", "could not be read as CSV"),
+    ("user_long_line.csv", b"concurrency,output_throughput\n1," + b"9" * 3_000_000 + b"\n", "is longer than the 2 MiB"),
     ("user_wide.csv", b",".join(b"c%d" % i for i in range(2_000)) + b"\n" + b"1," * 1_999 + b"1\n",
      "more than 1,000 columns"),
     ("user_quotes.csv", b'concurrency,ttft_ms\n"1,2\n3,"4\n', "ingest.unknown_format"),  # one field under two names

@@ -79,7 +79,9 @@ def detect(source: Source) -> Format:
         ``ingest.inference_perf_validation`` for inference-perf's ``validation.json``, its findings
         on its own reports; ``ingest.model_config`` for a model's ``config.json``, which the sidebar
         and ``specviz calc --target-config`` read; ``ingest.json_schema`` for a JSON Schema, such as
-        the llm-d benchmark report's).
+        the llm-d benchmark report's); for a table of comma-separated fields that is not one a column
+        with no name, one too long, a row of other fields than the header's or a quote never closed
+        (:func:`specviz.results.importers.user_csv.table_problem`).
     """
     claimed = _claimant(source)
     if claimed is not None:
@@ -96,6 +98,8 @@ def detect(source: Source) -> Format:
             raise IngestError("ingest.model_config", source.name)
         if _is_json_schema(source):
             raise IngestError("ingest.json_schema", source.name)
+        if (problem := user_csv.table_problem(source)) is not None:
+            raise problem
         raise IngestError("ingest.unknown_format", source.name, formats=", ".join(FORMATS))
     return best
 

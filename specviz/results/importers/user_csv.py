@@ -25,7 +25,7 @@ from specviz.results.schema import RUN_COLUMNS
 from .base import Format, IngestError, Parsed, UnrecognisedColumnsError, normalise_name
 from .source import Source, byte_lines, header_line_bytes, occurrences
 
-__all__ = ["FORMAT", "CSV_SYNONYMS", "csv_header", "ragged_row", "other_delimiter", "plan_columns", "ColumnPlan", "RUN_DIMENSIONS",
+__all__ = ["FORMAT", "CSV_SYNONYMS", "csv_header", "header_line", "ragged_row", "table_problem", "other_delimiter", "plan_columns", "ColumnPlan", "RUN_DIMENSIONS",
            "MAPPABLE_COLUMNS", "check_mapping", "charge_as_runs"]
 
 # The run columns the store fills in for every row (its id, its file and import, the columns kept
@@ -137,19 +137,29 @@ def csv_header(source: Source) -> list[str]:
     """
     source.head  # the checks every file passes
     try:
-        return next(csv.reader(byte_lines(source.pieces())), [])
+        return next((row for row in csv.reader(byte_lines(source.pieces())) if row), [])
     except UnicodeDecodeError:
         raise IngestError("ingest.not_utf8", source.name) from None
     except csv.Error as exc:
         raise IngestError("ingest.csv_header_malformed", source.name, detail=str(exc)) from None
 
 
-def ragged_row(source: Source) -> tuple[int, int, int] | None:
-    """The first row of a CSV file whose fields are not as many as its header's, as (its line, its
-    fields, the header's), or None if there is none (or the file cannot be read as CSV at all)."""
+def header_line(source: Source) -> int:
+    """The line of a CSV file's header, its first row that is not blank (1 for most files)."""
     rows = csv.reader(byte_lines(source.pieces()))
     try:
-        header = next(rows, [])
+        return next((rows.line_num for row in rows if row), 1)
+    except (csv.Error, UnicodeDecodeError):
+        return 1
+
+
+def ragged_row(source: Source) -> tuple[int, int, int] | None:
+    """The first row of a CSV file whose fields are not as many as its header's (its first row that
+    is not blank), as (its line, its fields, the header's), or None if there is none (or the file
+    cannot be read as CSV at all)."""
+    rows = csv.reader(byte_lines(source.pieces()))
+    try:
+        header = next((row for row in rows if row), [])
         for row in rows:
             if row and len(row) != len(header):
                 return rows.line_num, len(row), len(header)
@@ -249,6 +259,34 @@ def sniff(source: Source) -> float:
         if width != len(rows[0]) or count < 0.8 * sum(widths.values()):
             return 0.0
     return 0.1
+
+
+def table_problem(source: Source) -> IngestError | None:
+    """Why a table of comma-separated fields is not one :func:`sniff` takes, where its header has two
+    fields or more and most of its rows as many: a column with no name (a spreadsheet's trailing comma), a name longer than
+    ``_LONGEST_NAME`` characters, a row among the first ``_SNIFF_LINES`` with other fields than the
+    header's, or a quote never closed; None where it is none of these (an attack pass: each had been
+    "not a benchmark result file of a known format")."""
+    if source.is_json:
+        return None
+    try:
+        rows = list(itertools.islice(csv.reader(io.StringIO(source.head, newline="")), _SNIFF_LINES + 1))
+    except csv.Error as exc:
+        return IngestError("ingest.csv_header_malformed", source.name, detail=str(exc))
+    header = next((row for row in rows if row), [])
+    widths = Counter(len(row) for row in rows[rows.index(header) + 1:] if row) if header else Counter()
+    if len(header) < 2 or not widths or widths.most_common(1)[0][0] != len(header):
+        return None  # no table: most rows are not of the header's width (a log line with a comma)
+    for index, name in enumerate(header, start=1):
+        if not name.strip():
+            return IngestError("ingest.csv_unnamed_column", source.name, column=index)
+        if len(name.strip()) > _LONGEST_NAME:
+            return IngestError("ingest.csv_long_name", source.name, column=index, length=len(name.strip()),
+                               most=_LONGEST_NAME)
+    if (ragged := ragged_row(source)) is not None and ragged[0] <= _SNIFF_LINES + 1:
+        line, fields, columns = ragged
+        return IngestError("ingest.csv_ragged", source.name, line=line, fields=fields, columns=columns)
+    return None
 
 
 # Separators a spreadsheet writes where the decimal mark is a comma (Vietnamese, German, French…).

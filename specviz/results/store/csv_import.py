@@ -18,7 +18,7 @@ from specviz.errors import Notice
 from specviz.results import importers
 from specviz.results.importers import user_csv
 from specviz.results.importers.base import IngestError, check_run_count, disagreements, preview
-from specviz.results.importers.source import occurrences
+from specviz.results.importers.source import byte_lines, occurrences
 from specviz.results.schema import REQUEST_COLUMNS, RUN_COLUMNS
 from specviz.results.synthetic import mark_synthetic
 
@@ -107,9 +107,22 @@ def _csv_not_numbers(cur: duckdb.DuckDBPyConnection, reading: _CsvReading, path:
             for i, (key, canonical, column) in enumerate(found_keys) if found[2 * i]]
 
 
+# DuckDB's read_csv reads lines of at most this many bytes (its max_line_size option's default, 2 MB).
+_DUCKDB_LINE_BYTES = 2_097_152
+
+
 def _unreadable(source: importers.Source, exc: duckdb.Error) -> IngestError:
-    """What DuckDB could not read in a CSV: a row whose fields are not as many as the header's (a
+    """What DuckDB could not read in a CSV: a line longer than it reads (named by its line: DuckDB's
+    own words had named line 1 for a 3 MB field on line 2, an attack pass), text that is not UTF-8
+    past the head every file's checks read, a row whose fields are not as many as the header's (a
     line cut short or edited), named by its line, else DuckDB's own words."""
+    try:
+        for number, line in enumerate(byte_lines(source.pieces()), start=1):
+            if len(line) > _DUCKDB_LINE_BYTES // 4 and len(line.encode()) > _DUCKDB_LINE_BYTES:
+                return IngestError("ingest.csv_line_too_long", source.name, line=number,
+                                   most=f"{_DUCKDB_LINE_BYTES / 2**20:g} MiB")
+    except UnicodeDecodeError:  # past the head the checks every file passes read
+        return IngestError("ingest.not_utf8", source.name)
     ragged = user_csv.ragged_row(source)
     if ragged is not None:
         line, fields, columns = ragged
@@ -126,7 +139,9 @@ def _sniff_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, path: s
     Raises
     ------
     IngestError
-        ``ingest.csv_ragged`` or ``ingest.csv_unreadable`` if DuckDB cannot make a table of it.
+        ``ingest.csv_ragged`` or ``ingest.csv_unreadable`` if DuckDB cannot make a table of it;
+        ``ingest.csv_not_one_table`` if it makes one from a later line than the header, or of other
+        columns than the header's.
     """
     try:
         delimiter, quote, escape, new_line, comment, skip, columns = cur.execute(
@@ -135,6 +150,11 @@ def _sniff_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, path: s
     except duckdb.Error as exc:
         raise _unreadable(source, exc) from None
     described = [(column["name"], column["type"]) for column in columns]
+    if skip != user_csv.header_line(source) - 1 or len(described) != len(user_csv.csv_header(source)):
+        # DuckDB took its table from a later line than the header (the first line not blank), whose
+        # rows it would leave out without a word (an attack pass: 30 runs under a first header, 5 under
+        # a second of four columns, stored the 5), or read other columns than the header's: not one table.
+        raise IngestError("ingest.csv_not_one_table", source.name, line=skip + 1)
     line_end = b"\r" if new_line == "\\r" else b"\n"
     if any(kind.startswith(("DATE", "TIME")) for _, kind in described):
         # Given a date or time format, DuckDB parses with it alone and refuses what its sniffer
