@@ -308,6 +308,22 @@ class TestCheckSql:
         assert "lambda x, i: x + i" in detail and "SET" not in detail and "<path>" not in detail
         assert "https://duckdb.org/docs/" in detail
 
+    def test_a_division_by_zero_is_told_try_not_a_setting(self, loaded):
+        """An attack pass: "…, or SET error_on_division_by_zero=false to return NULL …" was passed on."""
+        with pytest.raises(sandbox.QueryError) as refused:
+            loaded.query("SELECT 1 // 0", LIMITS)
+        detail = str(refused.value.params["detail"])
+        assert detail.endswith("Use TRY(...) to return NULL for this expression.") and "SET" not in detail
+
+    @pytest.mark.parametrize("function", ["enable_logging", "disable_logging", "enable_profiling", "checkpoint",
+                                          "add_grammar_extension"])
+    def test_functions_that_change_the_connection_are_refused_in_specviz_s_words(self, function):
+        """An attack pass: enable_logging() had been refused by the locked configuration, in DuckDB's
+        words ("Cannot change configuration option …")."""
+        with pytest.raises(sandbox.QueryError) as refused:
+            sandbox.check_sql(f"SELECT * FROM {function}()")
+        assert refused.value.key == "sql.denied_function" and refused.value.params["name"] == function
+
     def test_a_deep_syntax_tree_is_walked_without_recursion(self):
         sandbox.check_sql("SELECT " + " + ".join(["1"] * 990))  # DuckDB parses up to depth 1000
 
@@ -646,6 +662,30 @@ class TestRunQuery:
         # No one else ran: a held slot would cost the heavy query's 2 s limit. The wait is the slot's alone,
         # not the store's copy of its tables (which took 0.67 s once with the whole suite beside it).
         assert loaded.query("SELECT 1 AS a", Limits(timeout_s=10, workers=1)).waited_s < 0.5
+
+    def test_a_time_limit_met_after_a_wait_says_the_wait(self, loaded):
+        """An attack pass: a query that waited 5.2 s for a slot was "stopped at the 5 s time limit"
+        after 10.2 s. One slot: a heavy query holds it to its 2 s limit; another waits for it, then
+        meets its own 2 s limit, and says both."""
+        heavy = threading.Thread(target=lambda: pytest.raises(
+            QueryError, loaded.query, "SELECT count(*) FROM range(100000000000)", Limits(timeout_s=2, workers=1)))
+        heavy.start()
+        try:
+            # Until the heavy query holds the slot (a loaded machine starts its thread late): a probe
+            # that may not wait is then busy (one that got the slot may meet its own short limit).
+            while True:
+                try:
+                    loaded.query("SELECT 1", Limits(timeout_s=0.01, workers=1))
+                except QueryError as probe:
+                    if probe.key == "sql.busy":
+                        break
+            with pytest.raises(QueryError) as stopped:
+                loaded.query("SELECT count(*) FROM range(100000000000)", Limits(timeout_s=2, workers=1))
+        finally:
+            heavy.join()
+        assert stopped.value.key == "sql.timeout_waited"
+        assert stopped.value.params["seconds"] == 2 and stopped.value.params["waited"] >= 0.5
+        assert str(stopped.value).startswith("stopped at the 2 s time limit of its own run, after ")
 
     def test_time_before_the_slot_is_not_said_to_be_a_wait_for_other_sessions(self):
         """The page says waited_s is time other sessions' queries held every slot: the time from the

@@ -394,6 +394,15 @@ class TestStoredTextIsBounded:
     cut at SPECVIZ_STORED_TEXT_CHARS, its other columns' texts at SPECVIZ_STORED_VALUE_CHARS and a run's
     extra past SPECVIZ_STORED_EXTRA_BYTES is left out, as the JSON formats' (tests/test_importers.py)."""
 
+    @pytest.mark.parametrize("suffix, data", [(".json", (SAMPLES / "llmperf_Yi-1-5-34B_550_150_summary.json").read_bytes()),
+                                              (".csv", b"concurrency,output_throughput\n1,2\n")])
+    def test_a_file_s_name_is_kept_to_its_last_500_characters(self, db, suffix, data):
+        """An attack pass: a name of 1,000,005 characters was stored whole in runs and imports."""
+        name = "b" * 1_000_000 + suffix
+        result = db.import_file(name, data)
+        kept = "…" + name[-499:]
+        assert result.file == kept and set(db.runs()["source_file"]) == set(db.imports()["source_file"]) == {kept}
+
     def test_a_csv_s_text_and_other_columns(self, db, monkeypatch):
         csv = ("workload,concurrency,output_throughput,notes\n" + "w" * 2_000 + ",1,100," + "n" * 10_000
                + "\nshort,2,200,x\n").encode()

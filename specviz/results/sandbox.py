@@ -62,13 +62,18 @@ __all__ = ["Limits", "Snapshot", "QueryResult", "QueryError", "DENIED_FUNCTIONS"
 NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 
 # Functions, and the built-in views over them, that disclose the host (settings, environment,
-# databases and their paths, extensions, secrets, temp files) or run SQL from a string or a
-# serialized tree, which would skip the checks of the syntax tree.
+# databases and their paths, extensions, secrets, temp files), run SQL from a string or a
+# serialized tree, which would skip the checks of the syntax tree, or change the connection's
+# settings or state (the locked configuration refuses those too, but in DuckDB's words: an attack
+# pass, "the configuration has been locked" for enable_logging()).
 DENIED_FUNCTIONS = frozenset({
     "getenv", "current_setting", "duckdb_settings", "duckdb_databases", "duckdb_extensions",
     "duckdb_secrets", "duckdb_temporary_files", "duckdb_memory", "duckdb_external_file_cache",
     "duckdb_logs", "which_secret", "query", "query_table", "sql_auto_complete", "duckdb_profiling_settings",
     "get_block_size", "json_execute_serialized_sql", "pg_settings",
+    "enable_logging", "disable_logging", "truncate_duckdb_logs", "enable_profiling", "disable_profiling",
+    "add_grammar_extension", "remove_grammar_extension", "duckdb_grammar_extensions",
+    "duckdb_extension_repositories", "duckdb_secret_types", "duckdb_secret_type_parameters", "checkpoint",
 })
 _DENIED_PREFIXES = ("pragma_",)
 # Query nodes that only read; a data-modifying CTE shows up as DELETE_/UPDATE_/INSERT_QUERY_NODE.
@@ -79,8 +84,10 @@ _TABLE_NAME = re.compile(r'[{,]"table_name":"([^"\\]*)"')
 # DuckDB's message as the page shows it: its hints lists a few names (Candidate bindings), never pages.
 _DETAIL_CHARS = 600
 # DuckDB's advice to change a setting ('Use "SET max_expression_depth TO x" to increase …', "Use SET
-# lambda_syntax='ENABLE_SINGLE_ARROW' to revert …"), to its sentence's end.
-_SET_HINT = re.compile(r'\s*Use "?SET\b[^.]*\.')
+# lambda_syntax='ENABLE_SINGLE_ARROW' to revert …"), to its sentence's end, or as its last clause
+# ("Use TRY(...) to return NULL …, or SET error_on_division_by_zero=false to return NULL …": an
+# attack pass).
+_SET_HINT = re.compile(r'\s*Use "?SET\b[^.]*\.|,?\s+or "?SET\b[^.]*(?=\.)')
 # A file path, which is scrubbed, or a web address (DuckDB's documentation), which is kept whole.
 _PATH_OR_URL = re.compile(r"(?P<url>https?://\S+)|(?:[A-Za-z]:)?(?:/[\w.~+-]+){2,}/?")
 _MISSING_TABLE = re.compile(r"Catalog Error: Table with name (?P<name>.+) does not exist")
@@ -107,7 +114,8 @@ class Limits:
     Attributes
     ----------
     timeout_s : float
-        Wall time from the call to the result, waiting for a slot included.
+        The longest wait for a free slot, counted from the call, and then the statement's own wall
+        time, counted from when its process is ready (:func:`run_query`).
     max_rows, max_bytes : int
         Result size: rows, and bytes (of Arrow data, or of the pandas frame it becomes, whichever is
         larger).
@@ -323,7 +331,7 @@ def run_query(sql: str, tables: Snapshot, limits: Limits = Limits(),
     ------
     QueryError
         No free slot before the time limit (``sql.busy``), stopped at
-        the time limit (``sql.timeout``), out of memory (``sql.memory``), failed in DuckDB
+        the time limit (``sql.timeout``; ``sql.timeout_waited`` with the wait for a slot before it), out of memory (``sql.memory``), failed in DuckDB
         (``sql.failed``, message scrubbed of paths; ``sql.detail.exit_code`` its detail where the query
         process ended without one), a result over the byte cap (``sql.too_large``) or whose first row
         alone is over it (``sql.row_too_large``).
@@ -339,14 +347,28 @@ def run_query(sql: str, tables: Snapshot, limits: Limits = Limits(),
     waited = time.monotonic() - asked
     try:
         header, payload = _exchange(sql, tables, limits, deadline)
+    except QueryError as error:
+        raise _with_wait(error, waited, limits) from None
     finally:
         slots.release()
     if not header.get("ok"):
-        raise QueryError(header.get("key", "sql.failed"), **header.get("params", {}))
+        raise _with_wait(QueryError(header.get("key", "sql.failed"), **header.get("params", {})), waited, limits)
     import pyarrow as pa
 
     frame = as_frame(pa.ipc.open_stream(pa.py_buffer(payload)).read_all())
     return QueryResult(frame, header.get("truncated", ""), time.monotonic() - started, waited)
+
+
+# A wait for a slot shorter than this is not said beside a time limit met.
+_WAIT_SAID_S = 0.5
+
+
+def _with_wait(error: QueryError, waited: float, limits: Limits) -> QueryError:
+    """``error``, or where it is the time limit met after a wait for a slot, ``sql.timeout_waited``
+    with the wait (an attack pass: "stopped at the 5 s time limit" after 10.2 s, 5.2 of them waiting)."""
+    if error.key != "sql.timeout" or waited < _WAIT_SAID_S:
+        return error
+    return QueryError("sql.timeout_waited", seconds=limits.timeout_s, waited=round(waited, 1), workers=limits.workers)
 
 
 def _exchange(sql: str, tables: Snapshot, limits: Limits,

@@ -217,12 +217,12 @@ def _csv_run_dimensions(source: importers.Source, reading: _CsvReading, path: st
 
 
 def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content_hash: str,
-               now: datetime, csv_mapping: dict[str, str]) -> tuple[int, int, list[Notice], list[str]]:
+               now: datetime, csv_mapping: dict[str, str], stored_name: str) -> tuple[int, int, list[Notice], list[str]]:
     """A user's CSV through DuckDB: columns matched by synonym, units converted, one row per run
-    or, for per-request files, grouped into runs by their dimension columns. DuckDB reads the
-    source by its :attr:`~specviz.results.importers.Source.reader_path`, ``/proc/self/fd/N`` (no
-    glob or ``~`` for it to expand, nothing another process can put in its place), and sniffs it
-    once."""
+    or, for per-request files, grouped into runs by their dimension columns, stored as from
+    ``stored_name``. DuckDB reads the source by its
+    :attr:`~specviz.results.importers.Source.reader_path`, ``/proc/self/fd/N`` (no glob or ``~`` for
+    it to expand, nothing another process can put in its place), and sniffs it once."""
     name = source.name
     path = source.reader_path
     reading = _sniff_csv(cur, source, path)
@@ -255,7 +255,7 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
     texts = [c[:text_chars] for c in unknown if kinds.get(c) == "VARCHAR"]
     extra = f"to_json(struct_pack({', '.join(kept)}))" if unknown else "NULL"
     prefix = content_hash[:12]
-    stamp = (f"{sql_literal(name)} AS source_file, 'csv' AS source_format, TIMESTAMP '{now}' AS imported_at, "
+    stamp = (f"{sql_literal(stored_name)} AS source_file, 'csv' AS source_format, TIMESTAMP '{now}' AS imported_at, "
              f"'{content_hash}' AS content_hash")
     try:
         if not plan.per_request:

@@ -30,7 +30,7 @@ from . import csv_import, shown
 from .repeats import REPEATS, REPLACES, repeat_notices, run_named
 from .connection import Connections, StoreError, quote_identifier
 
-__all__ = ["RunsAndImports", "ImportResult", "CONSOLE_TABLES"]
+__all__ = ["RunsAndImports", "ImportResult", "CONSOLE_TABLES", "stored_name"]
 
 CONSOLE_TABLES = ("runs", "requests", "imports", "snapshots", "windows")
 """The tables the SQL console (:meth:`Store.query`) sees."""
@@ -105,6 +105,14 @@ def _note_held_for(cur: duckdb.DuckDBPyConnection, name: str, repeated: dict[int
             if held not in stored:
                 cur.execute("UPDATE imports SET warnings = ? WHERE content_hash = ?",
                             [json.dumps([*stored, held]), content_hash])
+
+
+def stored_name(name: str) -> str:
+    """A file's name as the store keeps it (``source_file``): whole up to ``SPECVIZ_STORED_TEXT_CHARS``
+    characters, else "…" and its last ones, the file's own name after a long folder path (an attack
+    pass: a name of 1,000,005 characters was stored whole, where a run's other texts are cut at 500)."""
+    most = settings.get("SPECVIZ_STORED_TEXT_CHARS")
+    return name if len(name) <= most else "…" + name[len(name) - most + 1:]
 
 
 def _already_imported(name: str, earlier: str, content_hash: str) -> ImportResult:
@@ -212,7 +220,8 @@ class RunsAndImports(Connections):
         Parameters
         ----------
         name : str
-            The file's name as the user gave it (stored as ``source_file``; never used as a path).
+            The file's name as the user gave it (stored as ``source_file``, its last
+            ``SPECVIZ_STORED_TEXT_CHARS`` characters: :func:`stored_name`; never used as a path).
         data : bytes or specviz.results.importers.Source
             Its content, or a source that holds it (as :meth:`import_path` reads a file).
         max_bytes : int, optional
@@ -270,6 +279,7 @@ class RunsAndImports(Connections):
         if origin not in schema.ORIGINS:
             raise ValueError(f"origin {origin!r} is none of {schema.ORIGINS}")
         self._require_writable()
+        name = stored_name(name)
         user_csv.check_mapping(name, csv_mapping or {})
         with ExitStack() as stack:
             source = data if isinstance(data, importers.Source) else stack.enter_context(importers.Source(name, data))
@@ -292,7 +302,7 @@ class RunsAndImports(Connections):
                         delete_import(cur, content_hash)
                     if fmt == "csv":
                         runs, requests, warnings, unmatched = csv_import.import_csv(cur, source, content_hash, now,
-                                                                                    csv_mapping or {})
+                                                                                    csv_mapping or {}, name)
                     else:
                         repeated: dict[int, tuple[str, str]] = {}
                         notices: list[Notice] = []
