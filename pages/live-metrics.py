@@ -157,7 +157,7 @@ def scrape_once() -> bool:
     last[source] = snapshot
     since_start[source] = spec_decode_states(snapshot)
     if scraped.redirected:  # a (checked) redirect: where the figures came from
-        st.caption(md("scrape.redirected", lang, source=scrape.said_url(url), url=scrape.said_url(scraped.url)))
+        st.caption(md("scrape.redirected", lang, source=scrape.shown(url), url=scrape.shown(scraped.url)))
     if anew is not None:
         st.warning(f"{message(anew, lang)} {t('live.anew', lang)}")
         # The previous server's window is not this one's: the panel waits for a second scrape of the

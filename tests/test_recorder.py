@@ -83,6 +83,14 @@ class TestRecordAgainstTheReplay:
         # The figures given to on_poll are those stored.
         assert [s.acceptance_length for p in polls[1:] for s in p.states] == windows.acceptance_length.tolist()
 
+    def test_a_source_s_token_is_not_stored(self, db):
+        """An attack pass: a source's ?token=… was stored with its scrapes, where the SQL console reads it."""
+        with replay.start(speed=30) as server:
+            summary = recorder.record(db, server.url + "?token=SECRET123", 0.2, 2)
+        assert summary.recorded == 2 and len(db.snapshots(server.url)) == 2 * 10 and len(db.windows(server.url)) == 1
+        stored = db.query("SELECT DISTINCT source FROM snapshots UNION SELECT DISTINCT source FROM windows").frame
+        assert stored.source.tolist() == [server.url]
+
     def test_the_source_goes_away_and_comes_back_restarted(self, db, tmp_path, monkeypatch):
         port = free_port()
         servers = [replay.start(port, speed=30)]

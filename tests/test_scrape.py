@@ -177,6 +177,13 @@ class TestShown:
     def test_short_ones_are_unchanged(self):
         assert scrape.shown("./metrics.prom") == "./metrics.prom"
 
+    def test_a_url_s_query_and_fragment_are_left_out(self):
+        """An attack pass: a named source's ?token=… was shown to viewers in every message about it.
+        A file's name keeps its question mark."""
+        assert scrape.shown("http://127.0.0.1:18901/metrics?token=SECRET123#x") == "http://127.0.0.1:18901/metrics"
+        assert scrape.without_secrets("HTTPS://u:p@h/m?token=t") == "HTTPS://***@h/m"
+        assert scrape.without_secrets("./what?.prom") == "./what?.prom"
+
 
 class TestCheckUrl:
     def test_http_and_https_pass_stripped(self):

@@ -76,7 +76,7 @@ def _scraped(source: str, limits: scrape.Limits | None) -> tuple[exposition.Snap
     its answer came (a file's has none: rates per second need two URL scrapes)."""
     is_url = scrape._scheme(source.strip()) is not None  # as fetch_source tells a URL from a path
     scraped = scrape.fetch_source(source, limits)
-    moved = (Notice("scrape.redirected", source=scrape.said_url(source), url=scrape.said_url(scraped.url))
+    moved = (Notice("scrape.redirected", source=scrape.shown(source), url=scrape.shown(scraped.url))
              if scraped.redirected else None)
     return exposition.parse(scraped.text, time.time() if is_url else None), moved
 
@@ -138,7 +138,7 @@ def poll_line(poll: recorder.Poll, count: int | None = None, lang: str = "en") -
         models.append(text)
     line = words(Notice("cli.record.recorded", number=number, when=when, kind=kind, models="; ".join(models)), lang)
     if poll.read_from is not None:
-        line += words(Notice("cli.record.read_from", url=scrape.said_url(poll.read_from)), lang)
+        line += words(Notice("cli.record.read_from", url=scrape.shown(poll.read_from)), lang)
     return line
 
 

@@ -57,7 +57,7 @@ from specviz.errors import SpecvizError
 from .access import Access, Refused
 
 __all__ = ["ACCEPT", "ScrapeError", "Answer", "Scraped", "Limits", "check_url", "fetch_url", "fetch_scrape", "fetch_body",
-           "fetch_source", "exposition_text", "shown", "said_url"]
+           "fetch_source", "exposition_text", "shown", "without_secrets"]
 
 ACCEPT = "text/plain;version=0.0.4"  # the exposition format every engine here writes
 _SCHEMES = ("http", "https")
@@ -143,15 +143,26 @@ class Limits:
                    access=Access.from_settings())
 
 
-def shown(source: str) -> str:
-    """``source`` as a message may show it: credentials replaced by ``***``, characters that do not
-    print (controls, bidirectional overrides) escaped, and at most 120 characters, the middle cut.
+def without_secrets(source: str) -> str:
+    """``source`` without what may hold a secret: a URL's credentials replaced by ``***``, and an http(s)
+    URL's query and fragment left out (a token: an attack pass found ``?token=…`` of a named source
+    shown to viewers and stored with its scrapes); a file's path as it is.
 
-    >>> shown("http://user:secret@host:8000/metrics")
+    >>> without_secrets("http://user:secret@host:8000/metrics?token=abc")
     'http://***@host:8000/metrics'
     """
     text = _USERINFO.sub(r"\1***@", source)
-    text = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+    return re.split(r"[?#]", text, maxsplit=1)[0] if _scheme(text.strip()) in _SCHEMES else text
+
+
+def shown(source: str) -> str:
+    """``source`` as a message may show it: :func:`without_secrets`, characters that do not print
+    (controls, bidirectional overrides) escaped, and at most 120 characters, the middle cut.
+
+    >>> shown("http://user:secret@host:8000/metrics?token=abc")
+    'http://***@host:8000/metrics'
+    """
+    text = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in without_secrets(source))
     if len(text) > _SHOWN_CHARS:
         half = _SHOWN_CHARS // 2
         text = f"{text[:half - 1]}…{text[-half:]}"
@@ -408,11 +419,6 @@ def fetch_url(url: str, limits: Limits | None = None) -> str:
     return fetch_scrape(url, limits).text
 
 
-def said_url(url: str) -> str:
-    """A URL as a message names it (:func:`shown`) without its query or fragment, which may hold a token."""
-    return shown(urllib.parse.urlsplit(url)._replace(query="", fragment="").geturl())
-
-
 def fetch_scrape(url: str, limits: Limits | None = None) -> Scraped:
     """:func:`fetch_url`'s text with the URL it came from, which a redirect may have moved: what a
     page says its figures were read from."""
@@ -472,7 +478,7 @@ def fetch_body(url: str, limits: Limits | None = None, *, accept: str = ACCEPT, 
             raise
         except Refused:  # the same words whatever the host is, answers or resolves to
             if current != asked:  # where a redirect led: named
-                raise ScrapeError("scrape.redirect_not_allowed", source=source, target=said_url(current)) from None
+                raise ScrapeError("scrape.redirect_not_allowed", source=source, target=shown(current)) from None
             if near := limits.access.name_like(urllib.parse.urlsplit(asked).hostname or ""):
                 raise ScrapeError("scrape.not_allowed_near", source=source, near=near) from None
             raise ScrapeError("scrape.not_allowed", source=source) from None
