@@ -162,6 +162,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SPECVIZ_PROMETHEUS_MAX_POINTS", "11000", int,
             "Most points per series a Prometheus range query may ask for (range / step + 1; "
             "Prometheus itself refuses more than 11,000)."),
+    Setting("SPECVIZ_PROMETHEUS_MAX_QUERIES", "300", int,
+            "Most PromQL queries one read of a Prometheus server makes: its metric names specviz reads "
+            "ask for about 35 an engine's namespace (a server that named 3,000 made 6,004 in 31 s)."),
+    Setting("SPECVIZ_PROMETHEUS_DEADLINE_S", "60", float,
+            "Seconds one read of a Prometheus server may take in all, its queries together (each also "
+            "ends at `SPECVIZ_SCRAPE_DEADLINE_S`: five answers trickled over 25 s each had taken 353 s)."),
     Setting("SPECVIZ_PROMETHEUS_MAX_ROWS", "11000", int,
             "Most rows a Prometheus query may make: its models and split labels × its points (as many as "
             "`SPECVIZ_PROMETHEUS_MAX_POINTS` for one model), each about "

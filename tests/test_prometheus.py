@@ -443,6 +443,35 @@ class TestFakeServers:
             frame = prometheus.query_figures(url, "1h", "60s", end=end, by=("instance",))
         assert frame.index.get_level_values("instance").nunique() == 20
 
+    def test_one_read_makes_a_bounded_number_of_queries_in_a_bounded_time(self, monkeypatch):
+        """An attack pass: a fake Prometheus that named 3,000 spec-decode counters (``e0:``, ``e1:`` …)
+        was asked 6,004 queries in 31.5 s, and one that trickled each of 5 answers over 25 s took 353 s.
+        The queries are counted before any is asked, and the read ends within its whole time."""
+        asked: list[str] = []
+
+        def names(count: int, delay_s: float = 0.0) -> Callable[[str], tuple[int, str, bytes]]:
+            def answer(path: str) -> tuple[int, str, bytes]:
+                asked.append(path)
+                if "label/__name__/values" in path:
+                    data: Any = [f"e{i}:spec_decode_num_drafts_total" for i in range(count)]
+                else:
+                    time.sleep(delay_s)
+                    data = {"resultType": "vector", "result": []}
+                return 200, "application/json", json.dumps({"status": "success", "data": data}).encode()
+            return answer
+
+        with fake(200, names(3_000)) as url:
+            error = refused(lambda: prometheus.query_window(url, "5m", at=1_700_000_000.0), "prometheus.too_many_queries")
+        assert error.params["names"] == 3_000 and error.params["queries"] > 300 and error.params["most"] == 300
+        assert len(asked) == 1  # the names alone
+        asked.clear()
+        monkeypatch.setenv("SPECVIZ_PROMETHEUS_DEADLINE_S", "1")
+        with fake(200, names(2, delay_s=0.6)) as url:  # 4 queries of 0.6 s
+            started = time.monotonic()
+            error = refused(lambda: prometheus.query_window(url, "5m", at=1_700_000_000.0), "prometheus.deadline")
+        assert time.monotonic() - started < 5 and error.params["seconds"] == 1 and 1 <= error.params["done"] < 4
+        assert str(error).startswith("Prometheus at ")
+
     def test_half_characters_in_an_answer_become_replacement_characters(self):
         """A label value of "m\\ud800" reached the page's tables, which cannot draw half a character
         (imports keep such text the same way: tests/test_importers.py)."""

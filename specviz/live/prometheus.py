@@ -253,6 +253,13 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     if not any(role in names for role in SPEC_ROLES):
         raise SpecvizError("prometheus.no_spec_decode", source=source)
     queries = _queries(names, window_s, by)
+    if len(queries) > (most := settings.get("SPECVIZ_PROMETHEUS_MAX_QUERIES")):
+        # Each recognised name asks for queries of its own: a server that named 3,000 made 6,004 (an
+        # attack pass).
+        raise SpecvizError("prometheus.too_many_queries", source=source, queries=len(queries), most=most,
+                           names=sum(len(found) for found in names.values()))
+    allowed = settings.get("SPECVIZ_PROMETHEUS_DEADLINE_S")
+    ends_at = _time.monotonic() + allowed  # the read's whole time, every query's deadline within it
     # time → role → {(prefix, labels): value}; ratio gauges keep their max and min apart.
     points: dict[float, dict[str, dict[tuple, float]]] = {}
     extremes: dict[float, dict[tuple, dict[str, float]]] = {}
@@ -265,8 +272,18 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     dropped: dict[str, int] = {}
     warnings: list[str] = []
     groups: set[tuple[str, ...]] = set()
-    for role, prefix, kind, promql in queries:
-        series, said = run(promql)
+    own = (run.limits or Limits.from_settings()).deadline_s  # each request's own deadline
+    for done, (role, prefix, kind, promql) in enumerate(queries):
+        left = ends_at - _time.monotonic()
+        if left > 0:
+            try:
+                series, said = run.within(left)(promql)
+            except SpecvizError as error:
+                if error.key != "scrape.deadline" or left >= own:  # the request's own deadline, said so
+                    raise
+                left = 0.0  # the read's whole time ran out during the query
+        if left <= 0:
+            raise SpecvizError("prometheus.deadline", source=source, seconds=allowed, done=done, queries=len(queries))
         warnings += said
         if kind == "started":
             for item in series:

@@ -21,7 +21,7 @@ import json
 import math
 import re
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from specviz import settings
@@ -354,6 +354,11 @@ class Runner:
         if self.step_s is None:
             return 1
         return check_points(self.end - self.start, self.step_s)
+
+    def within(self, seconds: float) -> Runner:
+        """The same queries, each ending within ``seconds`` at most (besides its limits' own deadline)."""
+        limits = self.limits or Limits.from_settings()
+        return replace(self, limits=replace(limits, deadline_s=min(limits.deadline_s, seconds)))
 
     def __call__(self, promql: str) -> tuple[list[Series], list[str]]:
         if self.step_s is None:
