@@ -428,6 +428,20 @@ class TestSpecDecodeStates:
         assert "1e+300 draft tokens over 1 draft in this period" in i18n.message(said, "en")
         assert one(vllm_exposition(10, 30, 12, [6, 4, 2])).acceptance_length == pytest.approx(2.2)
 
+    def test_counters_of_which_some_went_back_are_no_window(self):
+        """An attack pass: drafts, draft tokens and accepted at 1,000, 3,000, 2,000 and then 500, 3,000,
+        2,500 (the drafts counter reset, the others not) made a window of 500 drafts, no draft token and
+        500 accepted, stored with an acceptance length of 2.00, γ 0 and the reason "Draft tokens per
+        draft is 0, not a whole number"."""
+        state = one(vllm_exposition(500, 3000, 2500, [6, 4, 2]), previous=(vllm_exposition(1000, 3000, 2000, [6, 4, 2]), None))
+        assert (state.drafts, state.draft_tokens, state.accepted_tokens) == (500, 0, 500)
+        assert state.acceptance_length is None and state.acceptance_rate is None and state.num_speculative_tokens is None
+        assert state.absent["acceptance_length"] == Notice("prom.absent.more_accepted", accepted=500.0, drafted=0.0)
+        fewer = one(vllm_exposition(500, 100, 50, [6, 4, 2]))  # 100 draft tokens over 500 drafts
+        said = fewer.absent["num_speculative_tokens"]
+        assert said.key == "prom.absent.per_draft_few" and fewer.acceptance_length is None
+        assert "100 draft tokens over 500 drafts in this period, fewer than one a draft" in i18n.message(said, "en")
+
     def test_a_counter_left_out_is_named_as_left_out_not_as_unexported(self):
         """A drafts counter of NaN made `specviz metrics` say the scrape "holds no" such counter (the
         attack pass): it holds one, broken. Another model's NaN leaves this one's reason alone."""

@@ -310,18 +310,23 @@ def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, prev
     acceptance_rate = _ratio(accepted, draft_tokens, "acceptance_rate", "draft_tokens", absent)
     tokens_per_draft = _ratio(accepted, drafts, "acceptance_length", "drafts", absent)
     acceptance_length = None if tokens_per_draft is None else 1.0 + tokens_per_draft
-    if acceptance_rate is not None and acceptance_rate > 1.0:
-        # More tokens accepted than drafted: no run's counters (a metrics command had said a rate of
-        # 2,237, a recording 7.09, where an import refuses a rate above 1).
+    if accepted is not None and draft_tokens is not None and accepted > draft_tokens:
+        # More tokens accepted than drafted, none drafted among them: no run's counters (a metrics
+        # command had said a rate of 2,237, a recording 7.09, where an import refuses a rate above 1;
+        # an attack pass's window of 500 drafts, 0 draft tokens and 500 accepted, after some counters
+        # went back, had read an acceptance length of 2.00).
         absent["acceptance_rate"] = absent["acceptance_length"] = Notice(
             "prom.absent.more_accepted", accepted=accepted, drafted=draft_tokens)
         acceptance_rate = acceptance_length = None
     gamma = _ratio(draft_tokens, drafts, "num_speculative_tokens", "drafts", absent)
-    if gamma is not None and gamma > MOST_TOKENS_PER_DRAFT:
-        # No engine drafts so many a step: counters such as these are no run's (an attack pass: 1e300
-        # tokens over one draft read "acceptance length 1000000000000000052504760…", 300 digits).
-        absent["num_speculative_tokens"] = absent["acceptance_length"] = absent["acceptance_rate"] = Notice(
-            "prom.absent.per_draft", tokens=draft_tokens, drafts=drafts, most=MOST_TOKENS_PER_DRAFT)
+    if gamma is not None and not 1.0 <= gamma <= MOST_TOKENS_PER_DRAFT:
+        # A draft proposes one token at least, and no engine drafts so many a step: counters such as
+        # these are no run's (an attack pass: 1e300 tokens over one draft read "acceptance length
+        # 1000000000000000052504760…", 300 digits; 0 tokens over 500 drafts read γ 0).
+        key = "prom.absent.per_draft" if gamma > MOST_TOKENS_PER_DRAFT else "prom.absent.per_draft_few"
+        said = absent["num_speculative_tokens"] = Notice(key, tokens=draft_tokens, drafts=drafts, most=MOST_TOKENS_PER_DRAFT)
+        for name in ("acceptance_length", "acceptance_rate"):  # a reason given already (more accepted) stands
+            absent.setdefault(name, said)
         gamma = acceptance_rate = acceptance_length = None
     gauges = {role: _gauge(roles, role, engine, absent)
               for role in ("reported_acceptance_rate", "reported_acceptance_length", "system_efficiency")}
