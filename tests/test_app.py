@@ -4032,6 +4032,12 @@ class TestClaimsPage:
         assert at.error[0].value.startswith("**Unlikely:**")
         at.text_input(key="claim").set_value("2.5x at batch 999999").run()
         assert not at.exception and "beyond the largest the page models" in at.error[0].value
+        # A batch of 23 digits and batch 0, from a link: refused in words (an attack pass: "not a speedup",
+        # and every batch weighed).
+        for claim, said in (("3x at batch 99999999999999999999999", "The claim names batch 1e+23, beyond"),
+                            ("3x at batch 0", "The claim names batch 0: a batch is one request or more")):
+            at = claims_app_at(claim=claim)
+            assert [e.value for e in at.error if e.value.startswith(said)], claim
 
     def test_how_the_claim_was_read_and_the_chart_at_a_named_batch(self):
         at = claims_app(claim="250% faster", claim_batch=64, claim_measure="acceptance_rate", claim_value=0.6)

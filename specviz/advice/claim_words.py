@@ -48,9 +48,9 @@ _CLAIM = re.compile(r"^\s*(?:speed-?up\s*(?:of\s+)?)?(?:up\s+to|lên\s+đến|l�
 # "concurrency 64 users", "at 256 concurrency", "64 concurrent requests", "ở batch 64", "độ đồng thời 128";
 # and batch 1 said in words: "a single request", "a single user", "một request".
 _BATCH = re.compile(r"[,;]?\s*(?:(?:at|with|ở|tại|với|for|on|cho)\s+)?"
-                    r"(?:\b(?:batch(?:\s+size)?|bs|concurrency(?:\s+of)?|độ\s+đồng\s+thời)\s*[=:]?\s*(?P<batch>\d{1,3}(?:,\d{3})+(?![\d.])|\d{1,7})"
+                    r"(?:\b(?:batch(?:\s+size)?|bs|concurrency(?:\s+of)?|độ\s+đồng\s+thời)\s*[=:]?\s*(?P<batch>\d{1,3}(?:,\d{3})+(?![\d.])|\d+)"
                     r"(?:\s+(?:users|requests|clients|người\s+dùng))?"
-                    r"|\b(?P<concurrent>\d{1,3}(?:,\d{3})+(?![\d.])|\d{1,7})\s+(?:concurrent(?:\s+(?:requests|users))?|concurrency"
+                    r"|\b(?P<concurrent>\d{1,3}(?:,\d{3})+(?![\d.])|\d+)\s+(?:concurrent(?:\s+(?:requests|users))?|concurrency"
                     r"|(?:request|người\s+dùng)\s+đồng\s+thời)"
                     r"|(?:\ba\s+)?\b(?P<single>single|một)\s+(?:request|user|stream|người\s+dùng))\b",
                     re.IGNORECASE)
@@ -214,20 +214,26 @@ def batches_left_out(first: int | None, more: tuple[int, ...], batch: int | None
 
 def batch_in_words(text: str) -> int | None:
     """The batch size a claim's words name ("2.5x at batch 64", "3x, bs=256", "2x with 64 concurrent
-    requests", 1 for "a single request"), or None where they name none (or name 0).
+    requests", 1 for "a single request"), or None where they name none.
 
     Raises
     ------
     SpecvizError
         ``claims.too_long`` past ``SPECVIZ_CLAIM_MAX_CHARS``, as :func:`parse_claim`;
-        ``claims.batch_too_large`` past ``SPECVIZ_BATCH_MAX``, the largest batch a check weighs.
+        ``claims.batch_too_large`` past ``SPECVIZ_BATCH_MAX``, the largest batch a check weighs;
+        ``claims.batch_zero`` for batch 0.
     """
     found = _BATCH.search(_words(text))
+    if found is None:
+        return None
     # "batch 1,025" groups thousands (it had been read as batch 1).
-    batch = (1 if found["single"] else int((found["batch"] or found["concurrent"]).replace(",", ""))) if found else 0
+    batch = 1 if found["single"] else int((found["batch"] or found["concurrent"]).replace(",", ""))
     if batch > (batch_max := settings.get("SPECVIZ_BATCH_MAX")):  # said, as the batch field says it
-        raise SpecvizError("claims.batch_too_large", batch=batch, batch_max=batch_max)
-    return batch or None
+        # A batch of 23 digits said as 1e+23, not in full.
+        raise SpecvizError("claims.batch_too_large", batch=batch if batch < 10 ** 12 else float(batch), batch_max=batch_max)
+    if batch < 1:  # "at batch 0" had checked every batch without a word (an attack pass)
+        raise SpecvizError("claims.batch_zero")
+    return batch
 
 
 # A speedup inside a sentence: a number and its unit, not the "8x" of "Mixtral-8x7B"; a whole number
