@@ -64,9 +64,17 @@ class TestParse:
         text = "this is no exposition text {{{\n" + vllm_exposition(10, 30, 20, [8, 7, 5])
         assert list(prom.parse(text).series["drafts"].values()) == [10.0]
 
+    @pytest.mark.parametrize("value", ["twelve", "0x10", "1_000"])
+    def test_a_value_that_is_no_number_is_named(self, value):
+        """An attack pass: 0x10 and 1_000 had been said in prometheus_client's words ("could not
+        convert string to float")."""
+        line = f'vllm:spec_decode_num_drafts_total{{engine="0"}} {value}'
+        with pytest.raises(SpecvizError) as caught:
+            prom.parse(line + "\n")
+        assert caught.value.key == "prom.bad_value" and caught.value.params == {"value": value, "line": line}
+
     @pytest.mark.parametrize("text", [
         'vllm:spec_decode_num_drafts_total{engine="0" 12\n',
-        'vllm:spec_decode_num_drafts_total{engine="0"} twelve\n',
         'vllm:spec_decode_num_drafts_total{engine=0} 12\n',
         '# TYPE vllm:spec_decode_num_drafts_total\n',
     ])

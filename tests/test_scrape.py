@@ -464,6 +464,12 @@ class TestFetchUrl:
             error = refused(lambda: scrape.fetch_url(server.url()), "scrape.redirect_scheme")
         assert error.params["scheme"] == scheme
 
+    def test_redirect_to_no_address_at_all(self):
+        """An attack pass: "Location: http://[::1" was "could not be reached (ValueError)"."""
+        with serving(answer(b"", status="302 Found", Location="http://[::1")) as server:
+            error = refused(lambda: scrape.fetch_url(server.url()), "scrape.redirect_bad")
+        assert error.params["target"] == "http://[::1"
+
     def test_redirect_with_credentials(self):
         with serving(answer(b"", status="307 Temporary Redirect", Location="http://u:p@127.0.0.1:1/")) as server:
             error = refused(lambda: scrape.fetch_url(server.url()), "scrape.redirect_bad")

@@ -64,6 +64,22 @@ class Snapshot:
     dropped: frozenset[tuple[str, str, tuple[tuple[str, str], ...]]] = frozenset()
 
 
+def _value_not_a_number(lines: list[str]) -> tuple[str, str] | None:
+    """The first sample line whose value is no number of the format (a decimal, ``NaN``, ``+Inf``,
+    ``-Inf``), as (its value, the line cut to 120 characters); None where every value is one (an
+    attack pass: ``0x10`` and ``1_000`` had been said in prometheus_client's words)."""
+    for line in lines:
+        if line.startswith("#"):
+            continue
+        rest = line[line.rindex("}") + 1:] if "}" in line else line.partition(" ")[2]
+        value = rest.split()[0] if rest.split() else ""
+        if value.lower() in ("nan", "+inf", "-inf", "inf"):
+            continue
+        if not re.fullmatch(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", value):
+            return value[:40], line if len(line) <= 120 else line[:120] + "…"
+    return None
+
+
 def parse(text: str, time: float | None = None) -> Snapshot:
     """Read one scrape of Prometheus exposition text.
 
@@ -104,6 +120,8 @@ def parse(text: str, time: float | None = None) -> Snapshot:
     # prometheus_client signals a broken line with ValueError, and some with IndexError or
     # KeyError from its tokeniser; every one is the same thing to a user: not exposition text.
     except (ValueError, IndexError, KeyError, TypeError) as exc:
+        if (bad := _value_not_a_number(lines)) is not None:
+            raise SpecvizError("prom.bad_value", value=bad[0], line=bad[1]) from None
         raise SpecvizError("prom.malformed", detail=str(exc)[:200] or type(exc).__name__) from None
     for family in families:
         for sample in family.samples:

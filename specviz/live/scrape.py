@@ -44,7 +44,7 @@ import urllib.parse
 from dataclasses import dataclass
 from http.client import HTTPException
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import requests
 import urllib3
@@ -315,8 +315,18 @@ class _Adapter(HTTPAdapter):
         self.poolmanager.pool_classes_by_scheme = {"http": _HTTPPool, "https": _HTTPSPool}
 
 
+class _Session(requests.Session):
+    """A session that prepares no redirect of its own: :func:`fetch_body` follows each, checked
+    (:func:`_redirect`). Even told not to follow one, requests parses its target to keep it for
+    later (``Session.send``'s ``r._next``), and a target that is no URL at all ("http://[::1")
+    raised there, before specviz saw it (an attack pass: "could not be reached (ValueError)")."""
+
+    def resolve_redirects(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        return iter(())
+
+
 def _session() -> requests.Session:
-    session = requests.Session()
+    session = _Session()
     session.trust_env = False  # no proxy or ~/.netrc credentials for a host the user picked
     session.mount("http://", _Adapter())
     session.mount("https://", _Adapter())
@@ -372,7 +382,10 @@ def _failure(exc: BaseException, source: str, limits: Limits, watchdog: _Watchdo
 def _redirect(session: requests.Session, response: requests.Response, current: str, source: str) -> str:
     """The checked absolute URL a redirect points to."""
     location = session.get_redirect_target(response) or ""
-    target = urllib.parse.urljoin(current, location)
+    try:
+        target = urllib.parse.urljoin(current, location)
+    except ValueError:  # "http://[::1", no address to join (an attack pass: "could not be reached (ValueError)")
+        raise ScrapeError("scrape.redirect_bad", source=source, target=shown(location)) from None
     scheme = _scheme(target)
     if scheme is not None and scheme not in _SCHEMES:  # without a scheme, the target is refused below
         raise ScrapeError("scrape.redirect_scheme", source=source, scheme=shown(scheme)[:20])
