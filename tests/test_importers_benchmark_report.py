@@ -860,6 +860,14 @@ class TestExportCommand:
         assert [d["version"] for d in docs] == ["0.2.1", "0.2.1"]
         assert all(standard.schema_errors(d, "0.2.1") is None for d in docs)
         assert cli.main(["ingest", str(output), "--db", str(tmp_path / "again.duckdb")]) == 0
+        # "-" is standard output, not a file of that name (an attack pass), as without --output.
+        capsys.readouterr()
+        here = tmp_path / "here"
+        here.mkdir()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(here)
+            assert cli.main(["export", ids[0], "--format", "benchmark-report", "--output", "-", "--db", db]) == 0
+        assert capsys.readouterr().out.startswith("version: 0.2.1") and not list(here.iterdir())
 
     def test_an_output_that_is_the_store_is_refused_and_the_store_kept(self, capsys, tmp_path):
         """--output naming the store's own file wrote the report over it: every stored run was lost."""
