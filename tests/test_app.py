@@ -90,7 +90,7 @@ def figures(chosen: scenario.Scenario) -> dict[str, str]:
     here = calculator.evaluate_scenario(chosen, *point)
     low, high = calculator.speedup_band(chosen, *point)
     ideal = calculator.evaluate_scenario(chosen.ideal(), *point)
-    return {"Speedup": f"{float(here['speedup']):.2f}×", "Verify cost": f"{float(here['verify_cost']):.2f}×",
+    return {"Speedup": f"{float(here['speedup']):.2f}×", "Verify step cost": f"{float(here['verify_cost']):.2f}×",
             "band": f"likely between {float(low):.2f}× and {float(high):.2f}×",
             "ideal": f"no engine costs: {float(ideal['speedup']):.2f}×"}
 
@@ -99,7 +99,7 @@ def shown(at: AppTest) -> dict[str, str]:
     """The same figures as the page shows them (the band and the ideal case as their phrases)."""
     text = "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption])
     phrase = lambda pattern: re.search(pattern, text).group(0)
-    return {"Speedup": metric(at, "Speedup"), "Verify cost": metric(at, "Verify cost"),
+    return {"Speedup": metric(at, "Speedup"), "Verify step cost": metric(at, "Verify step cost"),
             "band": phrase(r"likely between [0-9.]+× and [0-9.]+×"), "ideal": phrase(r"no engine costs: [0-9.]+×")}
 
 
@@ -405,7 +405,7 @@ class TestCalculatorPage:
 
     def test_moe_verify_reads_more_experts(self):
         at = make_app(target="Mixtral-8x7B", batch="1")
-        assert metric(at, "Verify cost") == figures(make_scenario(target="Mixtral-8x7B", batch="1"))["Verify cost"]
+        assert metric(at, "Verify step cost") == figures(make_scenario(target="Mixtral-8x7B", batch="1"))["Verify step cost"]
         assert "not free" in at.info[0].value and "routes the" in at.info[0].value
 
     def test_a_dense_models_dear_verify_names_no_experts(self):

@@ -141,7 +141,7 @@ class TestCalculatorInChromium:
         # On one device, MoE, memory-bound: one token reads 1.475B shared weights + 2 of 8 experts (11.27B); five
         # positions sharing 38 % of their experts with the one before (the default routing overlap)
         # route as 1 + 4 × 0.62 = 3.48 tokens: 8·(1 − 0.75^3.48) = 5.06 experts (28.52B), 30.00 / 12.75 = 2.35.
-        expect(metric(page, "Verify cost")).to_have_text("2.35×", timeout=TIMEOUT)
+        expect(metric(page, "Verify step cost")).to_have_text("2.35×", timeout=TIMEOUT)
         expect(page.get_by_text("is not a JSON config.json")).to_have_count(0)
         page.screenshot(path=ARTIFACTS / "calculator_uploaded_config.png", full_page=True)
 
