@@ -286,9 +286,10 @@ def _seqs_cap(refused: int, schedule: pd.DataFrame | None, gamma: int, slots: in
         said = Notice("command.seqs_budget", flag="--max-num-seqs", most=refused, held=held)
         if not stepping:
             return refused, said
-        lengths = _lengths_by_batch(schedule, gamma, max(held, refused))
+        # Up to what vLLM starts with: no batch past it is stated (a small model's memory holds millions).
+        lengths = _lengths_by_batch(schedule, gamma, refused)
         need = vllm_stepping_seqs(lengths, refused, slots)
-        most = int(np.count_nonzero(need[:refused] <= refused))
+        most = int(np.count_nonzero(need <= refused))
         if most >= min(held, refused):
             return refused, said
         most = max(1, most)
