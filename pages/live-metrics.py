@@ -97,12 +97,13 @@ if kind == "replay":
     url, source = demo.url, time.strftime("specviz-replay (demo, %Y-%m-%d %H:%M:%S UTC)", time.gmtime(demo.started))
     st.info(t("live.replay_note", lang))
 elif kind == "url":
-    url = source = source_url(st, "SPECVIZ_METRICS_SOURCES", "live_url", "live.url", EXAMPLE_METRICS_URL,
-                              "live.url_help")
+    url = source_url(st, "SPECVIZ_METRICS_SOURCES", "live_url", "live.url", EXAMPLE_METRICS_URL, "live.url_help")
+    source = scrape.stored_source(url)  # as the store keeps it, as the command line's recorder does: no token
 else:
     col_base, col_range = st.columns([3, 1])
-    url = source = source_url(col_base, "SPECVIZ_PROMETHEUS_SOURCES", "live_prometheus", "live.prometheus_url",
-                              "http://localhost:9090", "live.prometheus_help")
+    url = source_url(col_base, "SPECVIZ_PROMETHEUS_SOURCES", "live_prometheus", "live.prometheus_url",
+                     "http://localhost:9090", "live.prometheus_help")
+    source = scrape.stored_source(url)
     span = url_widget(col_range.select_slider, t("live.range", lang), RANGES, value="1h", key="live_range")
     apart_by, unlisted = apart_labels(url, span)
     by = st.selectbox(t("live.apart_by", lang), (None, *apart_by), key="live_apart_by", persist_state="session",
@@ -195,7 +196,7 @@ def panel() -> None:
     """Scrape (when polling), then draw the latest window and the figures over time."""
     failed = False
     if source not in last:  # a source's first scrape may take up to the deadline: said while it runs
-        with st.spinner(md("live.reading", lang, source=source)):
+        with st.spinner(md("live.reading", lang, source=scrape.shown(url))):
             failed = not scrape_once()
     elif polling:
         failed = not scrape_once()

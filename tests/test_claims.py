@@ -207,13 +207,25 @@ class TestReadSentence:
         ("2x at concurrency 8 or 64 on A100 80GB", "A100-80GB", (), 8, (64,)),
         # Not more GPUs or batches: one compared with, a second figure's own batch, a GPU named twice.
         ("3x faster than H100 on B200", "B200", (), None, ()), ("2.5x at batch 64, 3x at batch 1", None, (), 64, ()),
-        ("2x on H200, and on H200 again at batch 4", "H200", (), 4, ())])
+        ("2x on H200, and on H200 again at batch 4", "H200", (), 4, ()),
+        # Counts of other things after the batch (a review): not batches.
+        ("2x at batch 64, 8 H100s", "H100-SXM", (), 64, ()), ("2x at batch 64 and 4 draft tokens", None, (), 64, ()),
+        ("2x at batch 64, 2048 tokens of context", None, (), 64, ()),
+        ("2x at batch 1, 32 and 256 on H100", "H100-SXM", (), 1, (32, 256))])
     def test_the_gpus_and_batches_a_check_leaves_out(self, text, gpu, other_gpus, batch, other_batches):
         """A manager's pass: "on 8x H200 and 8x B200" was checked on the H200 and "at batch 1, 32 and
         256" at batch 1, the rest dropped without a word; they are read, to be said."""
         reading = claim_words.read_sentence(text, PRESETS)
         assert (reading.gpu, reading.other_gpus, reading.batch, reading.other_batches) == (
             gpu, other_gpus, batch, other_batches)
+
+    def test_what_a_check_leaves_out_is_what_it_is_not_on(self):
+        """A review: with the B200 chosen, the note had named the B200 as left out and not the H200."""
+        assert claim_words.gpus_left_out("H200", ("B200",), "B200") == ["H200"]
+        assert claim_words.gpus_left_out("H200", ("B200",), "H200") == ["B200"]
+        assert claim_words.gpus_left_out("H200", (), "B200") == []
+        assert claim_words.batches_left_out(1, (32, 256), 32) == [1, 256]
+        assert claim_words.batches_left_out(1, (32,), None) == []
 
     @pytest.mark.parametrize("text, context", [
         ("1.8x at batch 512 with MTP on DeepSeek-R1, 8x B200, FP8, context 8k", 8192),

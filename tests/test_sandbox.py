@@ -316,7 +316,7 @@ class TestCheckSql:
         assert detail.endswith("Use TRY(...) to return NULL for this expression.") and "SET" not in detail
 
     @pytest.mark.parametrize("function", ["enable_logging", "disable_logging", "enable_profiling", "checkpoint",
-                                          "add_grammar_extension"])
+                                          "force_checkpoint", "add_grammar_extension"])
     def test_functions_that_change_the_connection_are_refused_in_specviz_s_words(self, function):
         """An attack pass: enable_logging() had been refused by the locked configuration, in DuckDB's
         words ("Cannot change configuration option …")."""

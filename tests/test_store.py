@@ -327,6 +327,11 @@ class TestCsvImport:
                                           "read them from line 32 on")
         assert counts(db) == (0, 0, 0)
         assert db.import_file("blank.csv", b"\n" + first + rows).runs == (30 if not per_request else 1)
+        # A line of a blank alone before the header is blank too, and a header cell quoted over two
+        # lines starts the header on the first (a review: both had been refused).
+        assert db.import_file("space.csv", b" \n" + first + rows + b"\n").runs == (30 if not per_request else 1)
+        two_lines = b'"label\n(name)",concurrency,mean_tpot_ms\nA,1,5\nB,2,6\n'
+        assert db.import_file("quoted.csv", two_lines).runs == 2
 
     @pytest.mark.parametrize("per_request", [False, True], ids=["runs", "requests"])
     def test_numbers_a_field_cannot_hold_are_reported(self, db, per_request):

@@ -92,7 +92,7 @@ def apply_sentence() -> None:
                                          "same_speed": reading.same_speed,
                                          "speculation_said": reading.speculation_said,
                                          "draft_named": reading.draft is not None,
-                                         "other_gpus": reading.other_gpus,
+                                         "gpus_named": (reading.gpu, reading.other_gpus),
                                          "batches_named": (reading.batch, reading.other_batches)}
 
 
@@ -240,7 +240,8 @@ def show_reading(lang: str) -> None:
         st.warning(md("claims.sentence.gamma_beyond", lang, gamma=beyond, most=settings.get("SPECVIZ_GAMMA_MAX")))
     if (beyond := reading.get("context_beyond")) is not None:
         st.warning(md("claims.sentence.context_beyond", lang, context=beyond, most=settings.get("SPECVIZ_CONTEXT_MAX")))
-    if others := reading.get("other_gpus"):  # "on 8x H200 and 8x B200": one verdict, on the first
+    if others := claim_words.gpus_left_out(*reading.get("gpus_named", (None, ())), sidebar.gpu.id):
+        # "on 8x H200 and 8x B200": one verdict, on the sidebar's GPU (the first, unless changed)
         st.warning(md("claims.sentence.other_gpus", lang, others=", ".join(shown["gpu"](gpu) for gpu in others),
                       gpu=shown["gpu"](sidebar.gpu.id)))
     batch = st.session_state.get("claim_batch")

@@ -24,7 +24,7 @@ from specviz.scenario import Presets, draft_choices, split_of
 
 from .claim_over import compared, named_methods, over_words
 
-__all__ = ["parse_claim", "batch_in_words", "other_batches", "batches_left_out", "percent_of", "SentenceReading", "UNSTATED", "read_sentence",
+__all__ = ["parse_claim", "batch_in_words", "other_batches", "batches_left_out", "gpus_left_out", "percent_of", "SentenceReading", "UNSTATED", "read_sentence",
            "sentence_choices"]
 
 # A figure as written: its minus sign and its exponent are part of it, so that "-3x" is not read as 3x
@@ -187,8 +187,12 @@ def _figure(text: str) -> float:
 
 
 # More batches after the first, as a list: "at batch 1, 32 and 256", "concurrency 8 or 64".
+# A number is one only where what follows it ends the list or the clause, not where it counts
+# something else ("at batch 64, 8 H100s", "and 4 draft tokens": a review).
 _MORE_BATCHES = re.compile(r"\s*(?:,\s*(?:(?:and|or|&|và|hoặc)\s+)?|\s(?:and|or|&|và|hoặc)\s+)"
-                           r"(?P<batch>\d{1,3}(?:,\d{3})+(?![\d.])|\d{1,7})\b(?![.x×%])", re.IGNORECASE)
+                           r"(?P<batch>\d{1,3}(?:,\d{3})+(?![\d.])|\d{1,7})(?![\dx×%]|\.\d)"
+                           r"(?=\s*$|\s*[,;:!?)\]]|\.(?!\d)|\s+(?:and|or|&|và|hoặc|on|with|at|for|in|using|trên|với|ở"
+                           r"|users?|requests?|concurrent|clients?|người)\b)", re.IGNORECASE)
 
 
 def other_batches(text: str) -> tuple[int, ...]:
@@ -203,6 +207,13 @@ def other_batches(text: str) -> tuple[int, ...]:
         more.append(int(following["batch"].replace(",", "")))
         at = following.end()
     return tuple(batch for batch in more if batch > 0)
+
+
+def gpus_left_out(first: str | None, more: tuple[str, ...], gpu: str) -> list[str]:
+    """The GPU presets a sentence names (``first`` and ``more``: :class:`SentenceReading`'s ``gpu`` and
+    ``other_gpus``) that a check on ``gpu`` leaves out; none where it names one alone (a review: the
+    B200 chosen, the note had named it as left out, and the H200 not)."""
+    return [named for named in (first, *more) if named != gpu] if more else []
 
 
 def batches_left_out(first: int | None, more: tuple[int, ...], batch: int | None) -> list[int]:

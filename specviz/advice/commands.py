@@ -247,10 +247,10 @@ def vllm_drafter_slots(method: str, parallel_drafting: bool, drafted: int, versi
     return 1 if method == "draft_model" else 0
 
 
-def vllm_stepping_seqs(lengths: np.ndarray, budget: int, slots: int) -> np.ndarray:
+def vllm_stepping_seqs(lengths: np.ndarray, slots: int) -> np.ndarray:
     """The tokens a vLLM V1 step needs to advance every sequence at once at each batch 1, 2, … (one a
     batch of ``lengths``, the draft length there), each batch's need the most of any smaller batch's
-    too, so that the first batch past ``budget`` ends every batch that steps whole.
+    too, so that the first batch past the budget ends every batch that steps whole.
 
     .. math:: n(S) = \\max_{b \\le S} b\\,(\\gamma_b + 1) + s\\,S
 
@@ -260,7 +260,7 @@ def vllm_stepping_seqs(lengths: np.ndarray, budget: int, slots: int) -> np.ndarr
     ``_set_max_num_scheduled_tokens``, and refuses to start where nothing is left); past the budget
     the scheduler leaves the rest of the running requests for a later step
     (``v1/core/sched/scheduler.py``), so the step model's batch would not step as one. The
-    batches that step whole are those where n ≤ ``budget``: a prefix, for n never falls."""
+    batches that step whole are those where n is within the budget: a prefix, for n never falls."""
     batch = np.arange(1, lengths.size + 1)
     return np.maximum.accumulate(batch * (np.asarray(lengths) + 1)) + slots * batch
 
@@ -288,7 +288,7 @@ def _seqs_cap(refused: int, schedule: pd.DataFrame | None, gamma: int, slots: in
             return refused, said
         # Up to what vLLM starts with: no batch past it is stated (a small model's memory holds millions).
         lengths = _lengths_by_batch(schedule, gamma, refused)
-        need = vllm_stepping_seqs(lengths, refused, slots)
+        need = vllm_stepping_seqs(lengths, slots)
         most = int(np.count_nonzero(need <= refused))
         if most >= min(held, refused):
             return refused, said

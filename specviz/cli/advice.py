@@ -202,10 +202,10 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
                     "claims.sentence.unknown_model", model=read.unknown_model, target=chosen.target.name), lang)}),
                 **({} if not read.same_speed else {"same_speed": True, "same_speed_note": words(Notice(
                     "claims.sentence.same_speed"), lang)}),
-                **({} if not read.other_gpus else {"other_gpus": list(read.other_gpus), "other_gpus_note": words(Notice(
-                    "claims.sentence.other_gpus", others=", ".join(i18n.in_language(presets.gpus[gpu].name, lang)
-                                                                   for gpu in read.other_gpus),
-                    gpu=chosen.gpu.name), lang)}),
+                **({} if not (gpus := claim_words.gpus_left_out(read.gpu, read.other_gpus, chosen.gpu.id)) else {
+                    "other_gpus": gpus, "other_gpus_note": words(Notice(
+                        "claims.sentence.other_gpus", others=", ".join(i18n.in_language(presets.gpus[gpu].name, lang)
+                                                                       for gpu in gpus), gpu=chosen.gpu.name), lang)}),
                 **({} if not (others := claim_words.batches_left_out(read.batch, read.other_batches, batch)) else {
                     "other_batches": others, "other_batches_note": words(Notice(
                         "claims.sentence.other_batches", others=", ".join(f"{other:,}" for other in others),
@@ -507,9 +507,10 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
 _CLAIM_DOC = """\
 The Claims page's check on the scenario of a calculator link, or of --gpu, --target, --draft
 (preset ids, or the Hugging Face ids the presets name), --engine and --context set over it. JSON:
-the verdict, its headline, reasons and conditions in words, `required_alpha`,
+the verdict (plausible, conditional, unlikely or impossible), its headline, reasons and conditions in words, `required_alpha`,
 `required_acceptance_length` and `required_acceptance_rate_vllm` at the claimed γ or the one that
-needs the least α, `max_speedup`, the best setting, the batches where the claim can hold (`holds_at_batches`,
+needs the least α, `max_speedup`, the best setting (`best`; `best_trained` within the positions an EAGLE-3 head
+is trained for or a reused MTP layer measured, where the best is past them), the batches where the claim can hold (`holds_at_batches`,
 the first and last as `[from, to]`, null where none, with `not_at_batches` the runs between them where it
 cannot; `holds_at_your_acceptance` and `not_at_your_acceptance` the same at the measured α), and the α
 each γ needs. A whole sentence is read as the page reads it (`read_from_sentence`): what it names,
@@ -518,7 +519,8 @@ a method such as EAGLE-3; `over_words`, anything else, "the best prior Blackwell
 `over_note`, and the headline then says it is against plain decoding; a checkpoint read as the preset
 of its architecture (`target_words`, "Llama 3.3 70B" as Llama 3.1 70B, with `target_note`); a --batch that is not the
 batch the claim's words name is said in `batch_note`; a GPU family's name read as one GPU (`gpu_words`, "A100" as the A100 SXM 80GB, with
-`gpu_note`) and a model it names that is no preset (`unknown_model`, with `model_note`). Given the
+`gpu_note`), the GPUs and batches it names that the check is not on (`other_gpus`, `other_batches`, with
+`other_gpus_note`, `other_batches_note`) and a model it names that is no preset (`unknown_model`, with `model_note`). Given the
 Claims page's own link alone, it checks the link's claim (the page's default, "up to 3x", where the
 link leaves it out) with the link's batch, γ, measured acceptance and workload, as the page does, and
 what the link says its figure is over (`claim_over`, written by the page after a sentence: `over`

@@ -101,8 +101,8 @@ def _is_store_or_beside_it(output: Path, database: Path) -> bool:
 def _export(args: argparse.Namespace) -> tuple[str, int]:
     """The runs' benchmark reports, on stdout or in ``--output`` (then a JSON summary on stdout);
     each run's fields that the standard has no place for are named on stderr."""
-    if args.output == Path("-"):  # the usual word for standard output, not a file named "-" (an attack pass)
-        args.output = None
+    # "-", the usual word for standard output, not a file named "-" (an attack pass); "./-" names one.
+    args.output = None if args.output in (None, "-") else Path(args.output)
     syntax = args.syntax or ("json" if args.output and args.output.suffix.lower() == ".json" else "yaml")
     database = Path(args.db or settings.get("SPECVIZ_DB"))
     if args.output is not None and _is_store_or_beside_it(args.output, database):
@@ -216,7 +216,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("benchmark-report",), required=True, help="the standard to write")
     p.add_argument("--as", dest="syntax", choices=benchmark_report.FORMATS, default=None,
                    help="YAML or JSON (default: JSON for an --output ending in .json, else YAML)")
-    p.add_argument("--output", type=Path, default=None, help="file to write (default, or -: standard output)")
+    p.add_argument("--output", default=None, help="file to write (default, or -: standard output)")
     p.add_argument("--db", **DB)
     p.set_defaults(run=_export)
 

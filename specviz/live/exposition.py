@@ -65,18 +65,27 @@ class Snapshot:
 
 
 def _value_not_a_number(lines: list[str]) -> tuple[str, str] | None:
-    """The first sample line whose value is no number of the format (a decimal, ``NaN``, ``+Inf``,
-    ``-Inf``), as (its value, the line cut to 120 characters); None where every value is one (an
-    attack pass: ``0x10`` and ``1_000`` had been said in prometheus_client's words)."""
+    """Where the first sample line prometheus_client refuses has a value that is no number (Python's
+    ``float`` reads the format's spellings, ``NaN``, ``+Inf``, ``-Inf``; an underscore is the format's
+    nowhere), (that value, the line cut to 120 characters); None where that line is broken otherwise
+    (an attack pass: ``0x10`` and ``1_000`` had been said in prometheus_client's words). Each line is
+    parsed alone, on the way to a message only."""
     for line in lines:
-        if line.startswith("#"):
+        try:
+            list(text_string_to_metric_families(line + "\n"))
             continue
-        rest = line[line.rindex("}") + 1:] if "}" in line else line.partition(" ")[2]
-        value = rest.split()[0] if rest.split() else ""
-        if value.lower() in ("nan", "+inf", "-inf", "inf"):
-            continue
-        if not re.fullmatch(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", value):
+        except (ValueError, IndexError, KeyError, TypeError):
+            pass
+        text = line.strip()
+        if text.startswith("#"):  # a broken TYPE or HELP line: no value to name
+            return None
+        rest = text[text.rindex("}") + 1:] if "}" in text else "".join(text.split(None, 1)[1:])
+        value = (rest.split() or [""])[0]
+        try:
+            float(value)
+        except ValueError:
             return value[:40], line if len(line) <= 120 else line[:120] + "…"
+        return (value[:40], line if len(line) <= 120 else line[:120] + "…") if "_" in value else None
     return None
 
 

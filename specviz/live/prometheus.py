@@ -249,7 +249,9 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
     window_s = round(window_s * 1000) / 1000  # as the queries write it
     # Names are looked up over a few more minutes than the points need, so that series with too few
     # samples in a short window are told apart from no series at all.
-    names = metric_names(base[0], start - _NAMES_LOOKBACK_S, end, limits=run.limits)
+    allowed = settings.get("SPECVIZ_PROMETHEUS_DEADLINE_S")
+    ends_at = _time.monotonic() + allowed  # the read's whole time, its names and every query's deadline within it
+    names = metric_names(base[0], start - _NAMES_LOOKBACK_S, end, limits=run.within(allowed).limits)
     if not any(role in names for role in SPEC_ROLES):
         raise SpecvizError("prometheus.no_spec_decode", source=source)
     queries = _queries(names, window_s, by)
@@ -258,8 +260,6 @@ def _figures(base: tuple[str, str], window_s: float, by: Sequence[str], start: f
         # attack pass).
         raise SpecvizError("prometheus.too_many_queries", source=source, queries=len(queries), most=most,
                            names=sum(len(found) for found in names.values()))
-    allowed = settings.get("SPECVIZ_PROMETHEUS_DEADLINE_S")
-    ends_at = _time.monotonic() + allowed  # the read's whole time, every query's deadline within it
     # time → role → {(prefix, labels): value}; ratio gauges keep their max and min apart.
     points: dict[float, dict[str, dict[tuple, float]]] = {}
     extremes: dict[float, dict[tuple, dict[str, float]]] = {}
@@ -640,8 +640,9 @@ def query_figures(base_url: str, range_s: str | float = "1h", step_s: str | floa
     SpecvizError
         ``prometheus.bad_duration``, ``prometheus.too_many_points``, ``prometheus.bad_label``,
         ``prometheus.bad_base_url``, ``prometheus.no_spec_decode`` (no spec-decode series in the
-        range), ``prometheus.no_points`` (series, but no window holds two samples), and the
-        failures of :func:`range_query`.
+        range), ``prometheus.no_points`` (series, but no window holds two samples),
+        ``prometheus.too_many_queries`` (past ``SPECVIZ_PROMETHEUS_MAX_QUERIES``), ``prometheus.deadline``
+        (past ``SPECVIZ_PROMETHEUS_DEADLINE_S`` in all), and the failures of :func:`range_query`.
     """
     range_s = parse_duration(range_s, "range")
     step_s = parse_duration(step_s, "step")

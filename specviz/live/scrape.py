@@ -35,6 +35,7 @@ shown shortened, without credentials and with control characters escaped; never 
 from __future__ import annotations
 
 import contextvars
+import hashlib
 import os
 import re
 import socket
@@ -57,7 +58,7 @@ from specviz.errors import SpecvizError
 from .access import Access, Refused
 
 __all__ = ["ACCEPT", "ScrapeError", "Answer", "Scraped", "Limits", "check_url", "fetch_url", "fetch_scrape", "fetch_body",
-           "fetch_source", "exposition_text", "shown", "without_secrets"]
+           "fetch_source", "exposition_text", "shown", "without_secrets", "stored_source"]
 
 ACCEPT = "text/plain;version=0.0.4"  # the exposition format every engine here writes
 _SCHEMES = ("http", "https")
@@ -153,6 +154,18 @@ def without_secrets(source: str) -> str:
     """
     text = _USERINFO.sub(r"\1***@", source)
     return re.split(r"[?#]", text, maxsplit=1)[0] if _scheme(text.strip()) in _SCHEMES else text
+
+
+def stored_source(source: str) -> str:
+    """``source`` as its scrapes are stored and compared: :func:`without_secrets`, with an http(s)
+    URL's query and fragment, where there is one, kept as a digest of them (``?sha256=…``, 16 hex
+    digits), so that two queries of one endpoint (Prometheus's ``/federate?match[]=…``) stay two
+    sources and neither's token is stored (an attack pass: ``?token=…`` in ``snapshots.source``)."""
+    text = _USERINFO.sub(r"\1***@", source)
+    query = re.search(r"[?#]", text) if _scheme(text.strip()) in _SCHEMES else None
+    if query is None:
+        return text
+    return f"{text[:query.start()]}?sha256={hashlib.sha256(text[query.start():].encode()).hexdigest()[:16]}"
 
 
 def shown(source: str) -> str:

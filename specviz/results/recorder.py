@@ -135,7 +135,7 @@ def poll_once(store: Store, source: str, number: int = 1, *, after_failure: bool
     try:
         scraped = scrape.fetch_source(source, limits)
         taken = clock()  # the scrape's time is when its answer came
-        recorded = store.record_scrape(scrape.without_secrets(source), exposition.parse(scraped.text, taken))
+        recorded = store.record_scrape(scrape.stored_source(source), exposition.parse(scraped.text, taken))
     except SpecvizError as exc:  # scrape.*, exposition.*, store.*: each a message of its own
         return Poll(number, taken, False, failure=Notice(exc.key, **exc.params), seconds=time.monotonic() - started)
     except Exception as exc:  # a recording outlives one odd scrape; the message says what it was

@@ -74,6 +74,7 @@ DENIED_FUNCTIONS = frozenset({
     "enable_logging", "disable_logging", "truncate_duckdb_logs", "enable_profiling", "disable_profiling",
     "add_grammar_extension", "remove_grammar_extension", "duckdb_grammar_extensions",
     "duckdb_extension_repositories", "duckdb_secret_types", "duckdb_secret_type_parameters", "checkpoint",
+    "force_checkpoint",
 })
 _DENIED_PREFIXES = ("pragma_",)
 # Query nodes that only read; a data-modifying CTE shows up as DELETE_/UPDATE_/INSERT_QUERY_NODE.

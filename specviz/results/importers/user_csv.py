@@ -137,20 +137,30 @@ def csv_header(source: Source) -> list[str]:
     """
     source.head  # the checks every file passes
     try:
-        return next((row for row in csv.reader(byte_lines(source.pieces())) if row), [])
+        return next((row for row in csv.reader(byte_lines(source.pieces())) if not _blank(row)), [])
     except UnicodeDecodeError:
         raise IngestError("ingest.not_utf8", source.name) from None
     except csv.Error as exc:
         raise IngestError("ingest.csv_header_malformed", source.name, detail=str(exc)) from None
 
 
+def _blank(row: list[str]) -> bool:
+    return not any(field.strip() for field in row)
+
+
 def header_line(source: Source) -> int:
-    """The line of a CSV file's header, its first row that is not blank (1 for most files)."""
+    """The line a CSV file's header starts on, its first row that is not blank (1 for most files; a
+    quoted header cell over two lines starts on the first of them)."""
     rows = csv.reader(byte_lines(source.pieces()))
+    ended = 0  # the line the row before ended on
     try:
-        return next((rows.line_num for row in rows if row), 1)
+        for row in rows:
+            if not _blank(row):
+                return ended + 1
+            ended = rows.line_num
     except (csv.Error, UnicodeDecodeError):
-        return 1
+        pass
+    return 1
 
 
 def ragged_row(source: Source) -> tuple[int, int, int] | None:
@@ -159,7 +169,7 @@ def ragged_row(source: Source) -> tuple[int, int, int] | None:
     cannot be read as CSV at all)."""
     rows = csv.reader(byte_lines(source.pieces()))
     try:
-        header = next((row for row in rows if row), [])
+        header = next((row for row in rows if not _blank(row)), [])
         for row in rows:
             if row and len(row) != len(header):
                 return rows.line_num, len(row), len(header)
@@ -273,7 +283,7 @@ def table_problem(source: Source) -> IngestError | None:
         rows = list(itertools.islice(csv.reader(io.StringIO(source.head, newline="")), _SNIFF_LINES + 1))
     except csv.Error as exc:
         return IngestError("ingest.csv_header_malformed", source.name, detail=str(exc))
-    header = next((row for row in rows if row), [])
+    header = next((row for row in rows if not _blank(row)), [])
     widths = Counter(len(row) for row in rows[rows.index(header) + 1:] if row) if header else Counter()
     if len(header) < 2 or not widths or widths.most_common(1)[0][0] != len(header):
         return None  # no table: most rows are not of the header's width (a log line with a comma)
