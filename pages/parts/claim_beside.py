@@ -44,11 +44,14 @@ def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int
     paired = evidence.comparable_runs(every_paired, sidebar, presets(settings.get("SPECVIZ_DATA_DIR")), batch)
     altair_chart(charts.published_speedups(speedups, paired, lang, claim=speedup))
     yours = int((paired["measured_speedup"] >= speedup).sum())
+    # Without a run of the setting, that none is stored (a manager's pass: "0 of 0 … runs reach it").
     if batch is None:
-        st.caption(t("claims.beside_note", lang, reaching=len(reaching), published=len(speedups), yours=yours,
+        st.caption(t("claims.beside_note_no_runs" if paired.empty else "claims.beside_note", lang,
+                     reaching=len(reaching), published=len(speedups), yours=yours,
                      runs=len(paired), whose=t(f"claims.runs_of.{origin}", lang)))
     else:
-        st.caption(t("claims.beside_note_batch", lang, reaching=len(reaching), batch=batch,
+        st.caption(t("claims.beside_note_batch_no_runs" if paired.empty else "claims.beside_note_batch", lang,
+                     reaching=len(reaching), batch=batch,
                      at_batch=int((speedups["batch"] >= batch).sum()), published=len(speedups),
                      any_batch=len(evidence.published_reaching(speedups, speedup)), yours=yours, runs=len(paired),
                      whose=t(f"claims.runs_of.{origin}", lang)))
