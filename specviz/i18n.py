@@ -155,11 +155,23 @@ def escape_markdown(text: str) -> str:
     # Streamlit links a bare URL or e-mail address even with its punctuation escaped (or written as
     # character references); in a code span it is literal, and copies as it is (an invisible word
     # joiner after the scheme's colon had kept it plain text, and broke every copy of it).
-    text, shown, last = visible(text), [], 0
+    # A line break ends the line it is shown in, inside a heading or a bold name too: shown as its
+    # escape, as the other control characters are (an attack pass: a model's name split the Live
+    # page's heading in two).
+    text = visible(text).replace("\r", "\\r").replace("\n", "\\n")
+    shown, last = [], 0
     for word in _LINKABLE.finditer(text):
         shown += [_PUNCTUATION.sub(r"\\\1", text[last:word.start(2)]), _code_span(word.group(2))]
         last = word.end()
-    return "".join(shown) + _PUNCTUATION.sub(r"\\\1", text[last:])
+    escaped = "".join(shown) + _PUNCTUATION.sub(r"\\\1", text[last:])
+    # A blank at either end as a character reference, which renders as itself: "**name **" is no bold
+    # in Markdown and showed its asterisks (an attack pass).
+    core = escaped.strip()
+    if not core or core == escaped:
+        return escaped
+    start = escaped.index(core)
+    blanks = lambda run: "".join(f"&#{ord(c)};" for c in run)
+    return blanks(escaped[:start]) + core + blanks(escaped[start + len(core):])
 
 
 def _code_span(text: str) -> str:

@@ -293,3 +293,12 @@ class TestVisible:
         assert i18n.escape_markdown("`x`http://h`") == "`` `x`http://h` ``"
         assert "\u2060" not in i18n.escape_markdown("mail a@b or http://h")
         assert "\u202e" not in i18n.md("ingest.csv_no_rows", file="bidi_\u202eslx.csv")
+
+    def test_markdown_keeps_a_name_on_its_line_and_its_bold_closed(self):
+        """An attack pass: a model's name with a line break split the Live page's heading in two, and one
+        ending in a blank left "**…**" showing its asterisks. The break is shown as its escape; a blank
+        at either end as a character reference, which renders as itself and lets the bold close."""
+        assert i18n.escape_markdown("a\nb\r") == "a\\\\nb\\\\r"
+        assert i18n.escape_markdown(" model ") == "&#32;model&#32;"
+        assert i18n.escape_markdown("\tm") == "&#9;m"
+        assert i18n.escape_markdown("in the middle") == "in the middle" and i18n.escape_markdown("  ") == "  "
