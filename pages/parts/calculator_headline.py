@@ -73,11 +73,12 @@ def show_headline(at: AtAlpha) -> Headline:
                help=t("calc.m.expected_tokens_help", lang, gamma=gamma), width="content")
     row.metric(t("calc.m.vllm_rate", lang), f"{spec.acceptance_rate_from_alpha(alpha, gamma, **chosen.reuse):.2f}",
                help=t("calc.m.vllm_rate_help", lang, alpha=alpha), width="content")
-    row.metric(t("calc.m.verify_cost", lang), f"{here['verify_cost']:.2f}×", help=t("calc.m.verify_cost_help", lang),
-               width="content")
+    fits = fit is None or fit["fits"]
+    if fits:  # a batch the memory does not hold with the draft has no speculative step to price (a manager's pass)
+        row.metric(t("calc.m.verify_cost", lang), f"{here['verify_cost']:.2f}×", help=t("calc.m.verify_cost_help", lang),
+                   width="content")
     row.metric(t("calc.m.draft_cost", lang), f"{here['draft_cost']:.3f}×",
                help=t(f"calc.m.draft_cost_help{drafting}", lang, gamma=gamma), width="content")
-    fits = fit is None or fit["fits"]
     notes: list[str] = []  # the headline's notes, one caption: each element costs the browser a redraw
     if fits:
         # Three places where two would read 1.00× for a speedup that is not 1 (0.9992: "1.00×, −0%").
@@ -93,7 +94,8 @@ def show_headline(at: AtAlpha) -> Headline:
         prompts = float(chosen.prompts_per_step(batch)) if chosen.prefill else 0.0
         row.metric(t("calc.m.plain_step", lang), f"{here['baseline_step_ms']:,.2f} ms",
                    help=t(f"calc.m.plain_step_help{load}", lang, batch=batch, prompts=prompts), width="content")
-        row.metric(t("calc.m.spec_step", lang), f"{here['spec_step_ms']:,.2f} ms",
+        if fits:
+            row.metric(t("calc.m.spec_step", lang), f"{here['spec_step_ms']:,.2f} ms",
                        help=t(f"calc.m.spec_step_help{drafting}", lang, gamma=gamma, draft=here["draft_step_ms"],
                               drafts=gamma * here["draft_step_ms"], verify=here["verify_step_ms"]), width="content")
         if fit["fits_plain"]:
