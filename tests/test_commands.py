@@ -690,12 +690,12 @@ class TestServeCommand:
         assert said == ({"command.seqs_budget": most} if version == "0.7.3" else {"command.seqs_spec_budget": stated})
 
     def test_every_sequence_the_command_states_steps_whole(self):
-        """vllm_stepping_seqs by hand: lengths 4, 4, 2, 2, 2, 0 … at
+        """memory_flags.step_tokens by hand: lengths 4, 4, 2, 2, 2, 0 … at
         batches 1 to 6 need 5, 10, 10, 12, 15, 15 tokens and 6 … (the most so far), plus 3 slots a
         sequence for a parallel drafter of 4: 8, 16, 19, 24, 30, 33."""
         lengths = np.array([4, 4, 2, 2, 2, 0, 0])
-        assert vllm_config.vllm_stepping_seqs(lengths, 0).tolist() == [5, 10, 10, 12, 15, 15, 15]
-        assert vllm_config.vllm_stepping_seqs(lengths, 3).tolist() == [8, 16, 19, 24, 30, 33, 36]
+        assert memory_flags.step_tokens(lengths, 0).tolist() == [5, 10, 10, 12, 15, 15, 15]
+        assert memory_flags.step_tokens(lengths, 3).tolist() == [8, 16, 19, 24, 30, 33, 36]
         # The slots follow num_speculative_tokens (config/speculative.py, 0.24.0 and 0.33.0).
         slots = vllm_config.vllm_drafter_slots
         assert (slots("eagle3", True, 7, "0.33.0"), slots("draft_model", False, 5, "0.24.0"),

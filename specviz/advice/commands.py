@@ -95,12 +95,12 @@ from specviz.model.dtypes import LINEAR_COMPONENTS
 from specviz.names import HF_URL, hugging_face_id
 from specviz.scenario import Scenario
 
-from .memory_flags import budget_notices, memory_flags, node_notices
+from .memory_flags import budget_notices, lengths_by_batch, memory_flags, node_notices, step_tokens
 
 __all__ = ["VLLM_VERSIONS", "METHODS", "parse_version", "parse_release", "FINAL", "vllm_default_version", "vllm_schedule",
            "Command", "vllm_command", "speculation_method", "draft_name", "draft_quantization", "checkpoint_id",
            "target_words", "mtp_unserved", "names_a_draft", "vllm_most_seqs", "vllm_drops_schedule",
-           "vllm_drafter_slots", "vllm_stepping_seqs"]
+           "vllm_drafter_slots"]
 
 Version = tuple[int, int, int]
 FINAL = 10 ** 6
@@ -247,48 +247,20 @@ def vllm_drafter_slots(method: str, parallel_drafting: bool, drafted: int, versi
     return 1 if method == "draft_model" else 0
 
 
-def vllm_stepping_seqs(lengths: np.ndarray, slots: int) -> np.ndarray:
-    """The tokens a vLLM V1 step needs to advance every sequence at once at each batch 1, 2, … (one a
-    batch of ``lengths``, the draft length there), each batch's need the most of any smaller batch's
-    too, so that the first batch past the budget ends every batch that steps whole.
-
-    .. math:: n(S) = \\max_{b \\le S} b\\,(\\gamma_b + 1) + s\\,S
-
-    with s = ``slots`` (:func:`vllm_drafter_slots`). A running request takes its token and its
-    drafts from the budget a step (``num_tokens_with_spec``) and the slots beside them (0.33.0's
-    ``input_budget``; 0.24.0 takes s times ``--max-num-seqs`` off the budget before any request,
-    ``_set_max_num_scheduled_tokens``, and refuses to start where nothing is left); past the budget
-    the scheduler leaves the rest of the running requests for a later step
-    (``v1/core/sched/scheduler.py``), so the step model's batch would not step as one. The
-    batches that step whole are those where n is within the budget: a prefix, for n never falls."""
-    batch = np.arange(1, lengths.size + 1)
-    return np.maximum.accumulate(batch * (np.asarray(lengths) + 1)) + slots * batch
-
-
-def _lengths_by_batch(schedule: pd.DataFrame | None, gamma: int, upto: int) -> np.ndarray:
-    """The draft length at batches 1 to ``upto``: ``gamma`` throughout, or the schedule's range
-    holding each batch (a gap takes the range before it, batches past the last the last one, as
-    vLLM reads ``num_speculative_tokens_per_batch_size``)."""
-    if schedule is None:
-        return np.full(upto, int(gamma))
-    which = np.searchsorted(schedule["first"].to_numpy(), np.arange(1, upto + 1), side="right") - 1
-    return schedule["gamma"].to_numpy()[np.clip(which, 0, None)]
-
-
 def _seqs_cap(refused: int, schedule: pd.DataFrame | None, gamma: int, slots: int,
               stepping: bool) -> Callable[[int], tuple[int, Notice]]:
     """For :func:`specviz.advice.memory_flags.memory_flags`: from the sequences the memory holds a
     rank, the most a vLLM command states and why. ``refused``: the most vLLM starts with
     (:func:`vllm_most_seqs`); with ``stepping`` (the V1 engine serves), also the most whose step fits
-    the budget whole (:func:`vllm_stepping_seqs`), with the budget that would step at once as many as
+    the budget whole (:func:`specviz.advice.memory_flags.step_tokens`), with the budget that would step at once as many as
     the memory holds or vLLM starts with, whichever is fewer."""
     def cap(held: int) -> tuple[int, Notice]:
         said = Notice("command.seqs_budget", flag="--max-num-seqs", most=refused, held=held)
         if not stepping:
             return refused, said
         # Up to what vLLM starts with: no batch past it is stated (a small model's memory holds millions).
-        lengths = _lengths_by_batch(schedule, gamma, refused)
-        need = vllm_stepping_seqs(lengths, slots)
+        lengths = lengths_by_batch(schedule, gamma, refused)
+        need = step_tokens(lengths, slots)
         most = int(np.count_nonzero(need <= refused))
         if most >= min(held, refused):
             return refused, said

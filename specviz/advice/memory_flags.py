@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
+import pandas as pd
 
 from specviz import settings, workload
 from specviz.errors import Notice
@@ -18,7 +19,7 @@ from specviz.model import memory
 from specviz.scenario import Scenario
 
 __all__ = ["COMMAND_ENGINES", "ENGINE_NAMES", "batch_flag", "command_engine_of", "engine_rule", "stated_batch", "memory_flags",
-           "budget_notices", "node_notices"]
+           "budget_notices", "node_notices", "step_tokens", "lengths_by_batch"]
 
 # GPUs one host holds: 8 in an HGX or MI300-series server, 4 in a compute tray of an NVL72 rack.
 _HOST_GPUS, _TRAY_GPUS = 8, 4
@@ -99,7 +100,7 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks:
     ``--max_batch_size``), at most what ``most_seqs`` gives for the sequences the memory holds a rank,
     with the notice that says why, where the engine refuses more or would not step them all at once
     (vLLM's token budget a step: :func:`specviz.advice.commands.vllm_most_seqs`,
-    :func:`specviz.advice.commands.vllm_stepping_seqs`), the context (``--max-model-len``,
+    :func:`step_tokens`), the context (``--max-model-len``,
     ``--context-length``, ``--max_seq_len``),
     the memory share the limit was computed for (vLLM's ``--gpu-memory-utilization``, written out
     for its default moved from 0.9 to 0.92 in 0.20.0; TensorRT-LLM's
@@ -172,6 +173,34 @@ def memory_flags(scenario: Scenario, engine: str, problems: list[Notice], ranks:
     if flags_of.kv_dtype and scenario.precision.kv == "fp8":
         flags += [flags_of.kv_dtype, flags_of.fp8]
     return flags
+
+
+def step_tokens(lengths: np.ndarray, slots: int) -> np.ndarray:
+    """The tokens a vLLM V1 step needs to advance every sequence at once at each batch 1, 2, … (one a
+    batch of ``lengths``, the draft length there), each batch's need the most of any smaller batch's
+    too, so that the first batch past the budget ends every batch that steps whole.
+
+    .. math:: n(S) = \\max_{b \\le S} b\\,(\\gamma_b + 1) + s\\,S
+
+    with s = ``slots`` (:func:`specviz.advice.commands.vllm_drafter_slots`). A running request takes its token and its
+    drafts from the budget a step (``num_tokens_with_spec``) and the slots beside them (0.33.0's
+    ``input_budget``; 0.24.0 takes s times ``--max-num-seqs`` off the budget before any request,
+    ``_set_max_num_scheduled_tokens``, and refuses to start where nothing is left); past the budget
+    the scheduler leaves the rest of the running requests for a later step
+    (``v1/core/sched/scheduler.py``), so the step model's batch would not step as one. The
+    batches that step whole are those where n is within the budget: a prefix, for n never falls."""
+    batch = np.arange(1, lengths.size + 1)
+    return np.maximum.accumulate(batch * (np.asarray(lengths) + 1)) + slots * batch
+
+
+def lengths_by_batch(schedule: pd.DataFrame | None, gamma: int, upto: int) -> np.ndarray:
+    """The draft length at batches 1 to ``upto``: ``gamma`` throughout, or the schedule's range
+    holding each batch (a gap takes the range before it, batches past the last the last one, as
+    vLLM reads ``num_speculative_tokens_per_batch_size``)."""
+    if schedule is None:
+        return np.full(upto, int(gamma))
+    which = np.searchsorted(schedule["first"].to_numpy(), np.arange(1, upto + 1), side="right") - 1
+    return schedule["gamma"].to_numpy()[np.clip(which, 0, None)]
 
 
 def budget_notices(scenario: Scenario, gamma: int) -> list[Notice]:
