@@ -14,7 +14,7 @@ from pages.parts.controls import context_control, forget_controls, show_url_noti
 from pages.parts.shared import (altair_chart, calculator_page, how_sure, number_columns, presets, published_speedups,
                                 require_router, scenario_link, titled_dataframe)
 from specviz import charts, scenario, settings
-from specviz.advice import claim_verdict, claim_words, claims, evidence
+from specviz.advice import claim_verdict, claim_words, claims, evidence, slowdown
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
 
@@ -113,7 +113,8 @@ try:
     st.caption(md("claims.read_as", lang, speedup=speedup, text=text) if batch is None else
                md("claims.read_as_batch", lang, speedup=speedup, batch=batch, text=text))
     if percent := claim_words.percent_of(text):
-        st.caption(md("claims.percent_reading", lang, percent=percent, speedup=speedup, other=percent / 100))
+        note = claim_words.percent_reading(percent, speedup)
+        st.caption(md(note.key, lang, **note.params))
     alpha = None if measure == "none" or value is None else claims.alpha_from_measurement(measure, value, measured_gamma,
                                                                                                sidebar.reuse)
 except SpecvizError as exc:
@@ -128,7 +129,12 @@ known = presets(settings.get("SPECVIZ_DATA_DIR"))
 # figures shows them.
 every_published = published_speedups(settings.get("SPECVIZ_DATA_DIR"))
 measured = evidence.comparable_published(every_published, sidebar, known)
-check = claims.check_claim(replace(sidebar, context=context), claim, gamma_max, batch_max, known.acceptance, measured)
+# A figure below 1 is a slowdown ("35% slower at 64 users"): the acceptance below which it holds.
+slowing = speedup < 1.0
+check = (slowdown.check_slowdown(replace(sidebar, context=context), claim, gamma_max, batch_max) if slowing else
+         claims.check_claim(replace(sidebar, context=context), claim, gamma_max, batch_max, known.acceptance, measured))
+# The figure the cards show: with nothing accepted for a slowdown, with everything accepted for a gain.
+figure = check.floor if slowing else check.best
 
 # A figure over another GPU or engine is no speedup over plain decoding: the verdict says so, in no colour.
 read = st.session_state.get("claim_reading") or {}
@@ -148,7 +154,10 @@ if check.conditions:
 row = st.container(horizontal=True)  # metrics wrap on a narrow screen instead of cutting their values
 row.metric(t("claims.m.claim", lang), f"{speedup:.2f}×", help=md("claims.m.claim_help", lang, text=text),
            width="content")
-if not math.isnan(check.best["speedup"]):  # else the claim's batch does not fit: the verdict says so
+if slowing and not math.isnan(figure["speedup"]):
+    row.metric(t("claims.m.floor", lang), f"{figure['speedup']:.2f}× ({figure['low']:.2f}–{figure['high']:.2f})",
+               help=t("claims.m.floor_help", lang, **figure), width="content")
+elif not math.isnan(figure["speedup"]):  # else the claim's batch does not fit: the verdict says so
     # Its range beside it: a central 1.75× under a 1.80× claim that only the range's top reaches (2.15×)
     # had read as a contradiction of the verdict (a manager's pass).
     # Within the positions the draft is known to keep its acceptance (an EAGLE-3 head's training): its
@@ -167,17 +176,21 @@ def batch_range(low: float, high: float, gaps: tuple[tuple[int, int], ...]) -> s
     return t("claims.m.batches_except", lang, range=shown, gaps=claim_verdict.batch_runs(gaps)) if gaps else shown
 
 
-row.metric(t("claims.m.batches", lang), batch_range(check.holds_from, check.holds_up_to, check.holds_gaps),
-           help=t("claims.m.batches_help", lang), width="content")
+batches_key, batches_help = (("claims.m.slowdown_batches", "claims.m.slowdown_batches_help") if slowing else
+                              ("claims.m.batches", "claims.m.batches_help"))
+row.metric(t(batches_key, lang), batch_range(check.holds_from, check.holds_up_to, check.holds_gaps),
+           help=t(batches_help, lang), width="content")
 if alpha is not None:
-    row.metric(t("claims.m.yours", lang), batch_range(check.yours_from, check.yours_up_to, check.yours_gaps),
-               help=t("claims.m.yours_help", lang), width="content")
+    yours_key, yours_help = (("claims.m.slowdown_yours", "claims.m.slowdown_yours_help") if slowing else
+                             ("claims.m.yours", "claims.m.yours_help"))
+    row.metric(t(yours_key, lang), batch_range(check.yours_from, check.yours_up_to, check.yours_gaps),
+               help=t(yours_help, lang), width="content")
 # What "likely" means, as the calculator says it (a manager's pass: the page had never said).
-if not math.isnan(check.best["speedup"]):  # else no range is shown (a batch that does not fit)
+if not math.isnan(figure["speedup"]):  # else no range is shown (a batch that does not fit)
     st.caption(how_sure(sidebar.engine.name,
                         len(scenario.knobs_off_preset(sidebar)) == len(scenario.COST_KNOBS), lang))
 # The same figure in the calculator: this claim's α, γ, batch and context on the sidebar's whole scenario.
-point = claims.calculator_point(check, sidebar)
+point = slowdown.calculator_point(check) if slowing else claims.calculator_point(check, sidebar)
 label = (t("claims.to_calculator", lang, **point) if "alpha" in point else
          t("claims.to_calculator_no_fit", lang, batch=point["batch"]))
 if "alpha" not in point:
@@ -199,16 +212,16 @@ show_url_notices(st, lang)
 if open_view != "beside" and check.batches.empty:
     # The claim's batch does not fit: nothing to draw or to need there (a blank view and a table of
     # dashes "out of reach whatever the acceptance" had said another reason: a manager's pass).
-    st.info(t("claims.view_no_fit", lang, batch=check.best["batch"], limit=check.memory_limit))
+    st.info(t("claims.view_no_fit", lang, batch=figure["batch"], limit=check.memory_limit))
 elif open_view == "batch":
     altair_chart(charts.claim_by_batch(check.batches, speedup, lang,
                                        limit=check.memory_limit if check.memory_limit < batch_max else None,
                                        limit_gamma=check.memory_gamma))
 elif open_view == "required":
-    st.subheader(t("claims.required", lang, batch=check.best["batch"]))
-    st.caption(t("claims.required_note", lang))
+    st.subheader(t("claims.slowdown.required" if slowing else "claims.required", lang, batch=figure["batch"]))
+    st.caption(t("claims.slowdown.required_note" if slowing else "claims.required_note", lang))
     # A figure out of reach (NaN) is a dash, as the note says, not "None".
-    shown = claims.required_as_shown(check.required)
+    shown = slowdown.required_as_shown(check.required) if slowing else claims.required_as_shown(check.required)
     titled_dataframe(shown, lang, placeholder="—", column_config=number_columns(shown, FORMATS, lang))
 else:
     show_beside_published(sidebar, speedup, batch, every_published, measured, lang)

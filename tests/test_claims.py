@@ -42,6 +42,21 @@ class TestParseClaim:
     def test_the_ways_a_speedup_is_written(self, text, speedup):
         assert claim_words.parse_claim(text) == pytest.approx(speedup)
 
+    @pytest.mark.parametrize("text, speedup, percent", [
+        ("35% slower", 0.65, 35.0), ("2x slower", 0.5, None), ("0.8x", 0.8, None), ("0.65× at batch 64", 0.65, None),
+        ("30% lower throughput", 0.7, 30.0), ("3x lower throughput", 1 / 3, None), ("2x higher latency", 0.5, None),
+        ("chậm hơn 35%", 0.65, 35.0), ("chậm hơn 3 lần", 1 / 3, None), ("3x slower", 1 / 3, None),
+        ("0.8x slower", 0.8, None), ("49% to 62% slower than plain generation", 0.38, 62.0), ("0.8x throughput", 0.8, None)])
+    def test_a_slowdown_is_a_figure_below_one(self, text, speedup, percent):
+        """Seed 000's load test lost throughput and seed 002 measured "49% to 62% slower": each had been
+        refused as no gain. A percentage slower is a throughput that much lower (its other reading, a time
+        per token that much longer, is said beside it); "Nx slower" is 1/N."""
+        assert claim_words.parse_claim(text) == pytest.approx(speedup)
+        assert claim_words.percent_of(text) == percent
+        if percent is not None:
+            note = claim_words.percent_reading(percent, speedup)
+            assert note.key == "claims.percent_reading_slower" and note.params["other"] == pytest.approx(1 / (1 + percent / 100))
+
     @pytest.mark.parametrize("text, speedup", [("2.5x at batch 64", 2.5), ("3x at batch size 256", 3.0),
                                                ("up to 3x, bs=32", 3.0), ("2x with 64 concurrent requests", 2.0),
                                                ("1.5x-2x", 2.0), ("1.5 to 2x faster", 2.0), ("1,5–2 lần", 2.0),
@@ -54,16 +69,16 @@ class TestParseClaim:
                                                ("1,200 vs 600 tokens per second at batch 8", 2.0)])
     def test_two_throughputs_are_their_ratio(self, text, speedup):
         """The P-EAGLE post's 858 against 456 TPS had been refused: "write it as a number and x" (a
-        manager's pass). Without a unit, or with the plain one first, it is refused as before."""
+        manager's pass). Without a unit it is refused as before; with the plain one first it is a slowdown."""
         assert claim_words.parse_claim(text) == pytest.approx(speedup)
-        for refused, key in (("858 vs 456", "claims.unreadable"), ("456 vs 858 TPS", "claims.not_a_speedup"),
-                             ("858 vs 0 TPS", "claims.unreadable")):
+        assert claim_words.parse_claim("456 vs 858 TPS") == pytest.approx(456 / 858)
+        for refused, key in (("858 vs 456", "claims.unreadable"), ("456 vs 0 TPS", "claims.unreadable")):
             with pytest.raises(SpecvizError) as raised:
                 claim_words.parse_claim(refused)
             assert raised.value.key == key
 
-    @pytest.mark.parametrize("text", ["fast", "", "x3", "3x slower", "up to", "3x; DROP TABLE runs", "chậm hơn 3 lần",
-                                      "3x lower throughput", "2x higher latency", "throughput",
+    @pytest.mark.parametrize("text", ["fast", "", "x3", "slower", "up to", "3x; DROP TABLE runs", "chậm hơn",
+                                      "3x slower faster", "throughput",
                                       "9" * 900 + "x", "at batch 64", "3x at batch", "2x-", " " * 1500 + "!",
                                       # past the digits a figure has: never infinite, never 100 digits long
                                       "1" + ",000" * 249 + "x", "1e99x", "9999999999999999x"])
@@ -72,11 +87,16 @@ class TestParseClaim:
             claim_words.parse_claim(text)
         assert raised.value.key == "claims.unreadable"
 
-    @pytest.mark.parametrize("text, key", [("1x", "claims.not_a_speedup"), ("0.8x", "claims.not_a_speedup"),
-                                           ("0% faster", "claims.not_a_speedup"), ("65x", "claims.too_large"),
+    @pytest.mark.parametrize("text, key", [("1x", "claims.no_change"), ("0x", "claims.not_a_speedup"),
+                                           ("0.5x faster", "claims.below_one_faster"), ("0.9x speedup", "claims.below_one_faster"),
+                                           ("0% faster", "claims.no_change"), ("0% slower", "claims.no_change"),
+                                           ("1x slower", "claims.no_change"), ("65x", "claims.too_large"),
                                            ("100x", "claims.too_large"), ("1000000x faster", "claims.too_large"),
                                            ("up to 2x-1000000x", "claims.too_large"),
-                                           ("0.000000000000001x", "claims.not_a_speedup"),
+                                           ("0.000000000000001x", "claims.slowdown_too_deep"),
+                                           ("65x slower", "claims.slowdown_too_deep"),
+                                           ("100% slower", "claims.slowdown_percent"),
+                                           ("250% slower", "claims.slowdown_percent"),
                                            ("1 vs 0.0000001 TPS", "claims.too_large")])
     def test_no_gain_or_more_than_any_draft_gives(self, text, key):
         with pytest.raises(SpecvizError) as raised:
@@ -284,10 +304,17 @@ class TestReadSentence:
         choices, _ = claim_words.sentence_choices(reading, PRESETS, reading.target or "Qwen3-32B")
         assert (reading.precision, choices.get("precision")) == (precision, set_as)
 
+    @pytest.mark.parametrize("text, speedup", [("2x slower", 0.5), ("two times slower", 0.5), ("3x higher latency", 1 / 3),
+                                               ("2x lower throughput", 0.5), ("chậm hơn 2 lần", 0.5)])
+    def test_a_slowdown_is_read_as_one_not_as_a_speedup(self, text, speedup):
+        """An attack pass had found each read as a speedup of its figure; refused then, a slowdown is now
+        read as the figure below 1 it is (tests/test_slowdown.py checks it)."""
+        assert claim_words.read_sentence(text, PRESETS).speedup == pytest.approx(speedup)
+
     @pytest.mark.parametrize("text", [
-        # An attack pass: each was read as a speedup of its figure.
-        "2x slower", "two times slower", "3x higher latency", "twice the latency", "2x lower throughput",
-        "chậm hơn 2 lần", "bốn lần chậm hơn", "rẻ hơn 3 lần", "giảm 3 lần chi phí", "ba lần giảm",
+        # An attack pass: each was read as a speedup of its figure. The slowdowns among them that are not
+        # read as one ("twice as slow", "bốn lần chậm hơn") are refused rather than guessed.
+        "twice the latency", "bốn lần chậm hơn", "rẻ hơn 3 lần", "giảm 3 lần chi phí", "ba lần giảm",
         "reduces cost by 3x on H100",
         # A second pass: each of these had been read as 2x.
         "twice as slow", "chậm gấp đôi", "độ trễ tăng 2 lần", "latency rises by 2x on H100",
@@ -347,8 +374,18 @@ class TestReadSentence:
                                       "NVL72 rack", PRESETS)
         assert raised.value.params["text"] == "Speculative decoding makes generation much faster than…"
 
+    @pytest.mark.parametrize("text, speedup, batch", [
+        ("Speculative decoding makes vLLM 35% slower at batch 64 on H100", 0.65, 64),
+        ("speculation was 49% to 62% slower than plain generation", 0.38, None),
+        ("Tốc độ chậm hơn 2 lần trên H100", 0.5, None), ("EAGLE-3 is 0.8x at batch 256 on 8x H100", 0.8, 256),
+        # A figure of speed comes first; "49%" of a range had been read as 1.49× faster.
+        ("2x faster at batch 1 and 30% slower at batch 256 on H100", 2.0, 1)])
+    def test_a_sentence_s_slowdown_is_read_where_it_names_no_gain(self, text, speedup, batch):
+        reading = claim_words.read_sentence(text, PRESETS)
+        assert (reading.speedup, reading.batch) == (pytest.approx(speedup), batch)
+
     @pytest.mark.parametrize("text, key", [("much faster decoding on H100", "claims.unreadable"),
-                                           ("0.9x on H100", "claims.not_a_speedup"), ("x" * 100_000, "claims.too_long"),
+                                           ("1x on H100", "claims.no_change"), ("x" * 100_000, "claims.too_long"),
                                            ("", "claims.sentence_empty"), (" \n\t ", "claims.sentence_empty")])
     def test_no_figure_or_a_bad_one_is_said(self, text, key):
         with pytest.raises(SpecvizError) as raised:
@@ -359,7 +396,7 @@ class TestReadSentence:
         # Read as "9x" and judged impossible at 9.00× before: the exponent is the figure's.
         ("up to 1e9x on GB300", "claims.too_large", {"speedup": 1e9, "largest": 64.0}),
         ("Up to 2E2 times faster on H100", "claims.too_large", {"speedup": 200.0, "largest": 64.0}),
-        ("1e-3x on H100", "claims.not_a_speedup", {"speedup": 0.001}),
+        ("1e-3x on H100", "claims.slowdown_too_deep", {"speedup": 0.001, "largest": 64.0}),
         # Past the digits a figure has: no part of it is taken for the figure ("9x", "999x" before).
         ("1e999x on H100", "claims.unreadable", {"text": "1e999x on H100"}),
         ("1e-320x on H100", "claims.unreadable", {"text": "1e-320x on H100"}),  # 320.00× before

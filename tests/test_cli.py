@@ -21,7 +21,7 @@ import pytest
 
 from conftest import PRESETS, make_scenario, serving
 from specviz import calculator, cli, i18n, scenario, settings, workload
-from specviz.advice import claims, commands, draft_length, evidence
+from specviz.advice import claim_verdict, claims, commands, draft_length, evidence, slowdown
 from specviz.cli import common as cli_common, docs
 from specviz.cli.app import streamlit_argv
 from specviz.cli.live import METRICS_KEYS
@@ -1055,6 +1055,22 @@ class TestFitCommand:
 
 
 class TestClaimCommand:
+    def test_a_slowdown_is_the_page_s_check_of_it(self, capsys):
+        """Seed 000's kind of claim, "35% slower at batch 64": the highest α at which it holds, as the
+        Claims page names it (tests/test_app.py), and its other reading said."""
+        code, out, _ = run(capsys, "claim", "35% slower at batch 64")
+        row = json.loads(out)
+        check = slowdown.check_slowdown(make_scenario(), claims.Claim(0.65, batch=64), settings.get("SPECVIZ_GAMMA_MAX"),
+                                        settings.get("SPECVIZ_BATCH_MAX"))
+        assert code == 0 and (row["claim"], row["batch"], row["verdict"]) == (0.65, 64, "conditional")
+        assert row["headline"].startswith("Conditional: 0.65× on 2× NVIDIA H100 SXM for Qwen3-32B") and "α 0.339" in row["headline"]
+        assert row["alpha_at_most"] == 0.339 == claim_verdict.at_most(check.required.set_index("gamma").loc[4, "alpha_max"], 3)
+        assert row["floor"]["speedup"] == pytest.approx(check.floor["speedup"]) and row["required_gamma"] == 4
+        assert "a time per token 35% longer, 0.74×" in row["percent_note"]
+        assert "max_speedup" not in row and "best" not in row
+        code, _, err = run(capsys, "claim", "35% slower", "--verify-cost", "5")
+        assert code == 2 and "leave out --verify-cost" in err
+
     def test_the_page_s_check_of_a_claim_with_its_batch(self, capsys):
         code, out, _ = run(capsys, "claim", "2.5x at batch 64")
         row = json.loads(out)

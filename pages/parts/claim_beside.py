@@ -14,9 +14,10 @@ from specviz.i18n import t
 from specviz.results import explorer
 
 # How the tables' figures read: speedups with two decimals and ×, α and vLLM's acceptance rate with three.
-FORMATS = {**dict.fromkeys(("ceiling", "ceiling_low", "ceiling_high", "at_alpha", "at_alpha_low", "at_alpha_high",
-                            "value"), "%.2f×"),
-           **dict.fromkeys(("alpha_needed", "alpha_safe", "alpha_optimistic", "acceptance_rate"), "%.3f"),
+FORMATS = {**dict.fromkeys(("ceiling", "ceiling_low", "ceiling_high", "floor", "floor_low", "floor_high", "at_alpha",
+                            "at_alpha_low", "at_alpha_high", "value"), "%.2f×"),
+           **dict.fromkeys(("alpha_needed", "alpha_safe", "alpha_optimistic", "alpha_max", "alpha_certain",
+                            "alpha_possible", "acceptance_rate"), "%.3f"),
            "acceptance_length": "%.2f", "gamma": "%d", "batch": "%d"}
 
 

@@ -270,8 +270,8 @@ def show_reading(lang: str) -> None:
     if reading.get("same_speed"):
         st.warning(md("claims.sentence.same_speed", lang))
     if reading.get("percent"):
-        st.caption(md("claims.percent_reading", lang, percent=reading["percent"], speedup=reading["speedup"],
-                      other=reading["percent"] / 100))
+        note = claim_words.percent_reading(reading["percent"], reading["speedup"])
+        st.caption(md(note.key, lang, **note.params))
     if reading["dataset"]:
         st.caption(md("claims.sentence.dataset", lang, dataset=reading["dataset"]))
     if reading["unstated"]:

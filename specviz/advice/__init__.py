@@ -6,6 +6,8 @@
   words ("than vLLM", "gấp 1,5 lần vLLM") or plain decoding, and what a Claims link says of it.
 - ``claims``: what would have to be true for a claim to hold on a scenario: the α, acceptance length
   and vLLM rate it needs, the batches where it can hold, and the verdict.
+- ``slowdown``: the same for a claimed slowdown ("35% slower at 64 users", a figure below 1): the
+  highest acceptance at which it holds, and whether any does.
 - ``claim_verdict``: the words of a claim's check: its headline, reasons and conditions, the ranges
   of batches they name, and the "at least" rounding of every figure in them.
 - ``evidence``: which published results and stored runs are evidence about a scenario: of the same

@@ -30,7 +30,7 @@ from specviz.scenario import Scenario
 if TYPE_CHECKING:
     from specviz.advice.claims import Claim, ClaimCheck
 
-__all__ = ["Batches", "NO_BATCHES", "UNLIKELY", "UNLIKELY_WITHOUT_ALPHA", "at_least", "batch_range", "batch_runs", "beyond_pair",
+__all__ = ["Batches", "NO_BATCHES", "UNLIKELY", "UNLIKELY_WITHOUT_ALPHA", "at_least", "at_most", "batch_range", "batch_runs", "beyond_pair",
            "beyond_published", "best_at_measured_alpha", "devices", "easiest", "headline", "measured_reason", "method_named",
            "on_workload", "optimistic_top", "pair_unpublished", "verdict"]
 
@@ -43,6 +43,15 @@ def at_least(value: ArrayLike, decimals: int = 2) -> Any:
     array (NaN kept)."""
     scale = 10.0 ** decimals
     rounded = np.ceil(np.asarray(value, dtype=float) * scale - 1e-9) / scale
+    return float(rounded) if rounded.ndim == 0 else rounded
+
+
+def at_most(value: ArrayLike, decimals: int = 3) -> Any:
+    """An "at most" figure as a page shows it, rounded down to ``decimals``: the highest α at which a
+    slowdown holds (:mod:`specviz.advice.slowdown`), rounded up, would lie past it. As :func:`at_least`
+    otherwise."""
+    scale = 10.0 ** decimals
+    rounded = np.floor(np.asarray(value, dtype=float) * scale + 1e-9) / scale
     return float(rounded) if rounded.ndim == 0 else rounded
 
 

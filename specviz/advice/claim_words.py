@@ -16,7 +16,7 @@ from collections.abc import Callable, Container
 from dataclasses import dataclass
 
 from specviz import settings
-from specviz.errors import SpecvizError
+from specviz.errors import Notice, SpecvizError
 from specviz.model.architecture import Model
 from specviz.model.dtypes import PRECISIONS
 from specviz.names import gpu_preset, model_key, models_by_key, of_another_checkpoint
@@ -24,7 +24,7 @@ from specviz.scenario import Presets, draft_choices, split_of
 
 from .claim_over import compared, named_methods, over_words
 
-__all__ = ["parse_claim", "batch_in_words", "other_batches", "batches_left_out", "gpus_left_out", "percent_of", "SentenceReading", "UNSTATED", "read_sentence",
+__all__ = ["parse_claim", "batch_in_words", "other_batches", "batches_left_out", "gpus_left_out", "percent_of", "percent_reading", "SentenceReading", "UNSTATED", "read_sentence",
            "sentence_choices"]
 
 # A figure as written: its minus sign and its exponent are part of it, so that "-3x" is not read as 3x
@@ -38,12 +38,15 @@ _SIGN, _MAGNITUDE = r"[-−]", r"\d{1,15}(?:(?:,\d{3}){1,5}|[.,]\d{1,15})?(?:e[-
 # Vendors' words about the figure are read with it: "speedup 10x", "2x throughput", "1.8x lower latency"
 # (each had been refused in the claim's own field: a manager's pass), "nhanh hơn tới 3 lần", "gấp 3 lần".
 _CLAIM = re.compile(r"^\s*(?:speed-?up\s*(?:of\s+)?)?(?:up\s+to|lên\s+đến|lên\s+tới|tới|đến)?\s*"
-                    r"(?:nhanh(?:\s+hơn)?|tăng\s+tốc)?\s*(?:(?:lên\s+)?(?:tới|đến)\s+)?(?:gấp\s+)?"
-                    # A range ("1.5x–2x", "1.5 to 2x") claims its upper end.
-                    r"(?:\d{1,15}(?:[.,]\d{1,15})?\s*[x×]?\s*(?:-|–|—|to|đến)\s*)?"
+                    r"(?:nhanh(?:\s+hơn)?|tăng\s+tốc|(?P<slower_vi>chậm\s+hơn))?\s*(?:(?:lên\s+)?(?:tới|đến)\s+)?(?:gấp\s+)?"
+                    # A range ("1.5x–2x", "1.5 to 2x", "49% to 62% slower") claims its far end.
+                    r"(?:\d{1,15}(?:[.,]\d{1,15})?\s*[x×%]?\s*(?:-|–|—|to|đến)\s*)?"
                     rf"(?P<number>{_SIGN}?{_MAGNITUDE})\s*(?P<unit>[x×]|times|lần|%)?\s*"
-                    r"(?:faster|speed-?up|as\s+fast|the\s+speed|nhanh\s+hơn|(?:higher\s+|more\s+)?throughput"
-                    r"|lower\s+latency|(?:faster|quicker)\s+(?:decoding|inference|generation))?\s*$", re.IGNORECASE)
+                    r"(?:(?P<faster>faster|speed-?up|as\s+fast|nhanh\s+hơn|lower\s+latency"
+                    r"|(?:faster|quicker)\s+(?:decoding|inference|generation))|the\s+speed|(?:higher\s+|more\s+)?throughput"
+                    # A slowdown: "35% slower", "2x slower", "30% lower throughput", "chậm hơn 35%".
+                    r"|(?P<slower>slower(?:\s+(?:decoding|inference|generation))?(?:\s+than\s+(?:plain|normal|standard)\s+(?:decoding|inference|generation))?|chậm\s+hơn"
+                    r"|(?:lower|less)\s+throughput|higher\s+latency))?\s*$", re.IGNORECASE)
 # The batch a claim names, wherever in its words: "at batch 64", "batch size 64", "bs=64",
 # "concurrency 64 users", "at 256 concurrency", "64 concurrent requests", "ở batch 64", "độ đồng thời 128";
 # and batch 1 said in words: "a single request", "a single user", "một request".
@@ -135,14 +138,19 @@ def parse_claim(text: str) -> float:
     "858 vs 456 TPS" and "from 456 to 858 tok/s" are 1.88×. A comma may be the decimal mark, and
     a figure may have an exponent ("1e9x" is 10⁹×). A range ("1.5x–2x") claims its upper end. A
     batch named in the words ("2.5x at batch 64") is :func:`batch_in_words`'s and left out here.
+    A slowdown is a figure below 1: "0.8x", "35% slower" (0.65×), "2x slower" (0.5×), "30% lower
+    throughput", "chậm hơn 35%" (:func:`_slowdown`), the claim of seed 000's load test and seed 002's
+    "49% to 62% slower than plain generation" (:mod:`specviz.advice.slowdown` checks it).
 
     Raises
     ------
     SpecvizError
         ``claims.too_long`` past ``SPECVIZ_CLAIM_MAX_CHARS`` (a run of blanks counted as one);
         ``claims.unreadable`` if the text is not a speedup; ``claims.negative_speedup`` if its figure
-        is negative (a speedup is a positive ratio); ``claims.not_a_speedup`` if it is 1× or less (no
-        gain to check); ``claims.too_large`` above 64× (more tokens a step than any draft gives).
+        is negative (a speedup is a positive ratio); ``claims.below_one_faster`` for a figure below 1
+        said to be faster ("0.5x faster"); ``claims.not_a_speedup`` at 0×, ``claims.no_change``
+        at 1×; ``claims.too_large`` above 64× (more tokens a step than any draft gives) and
+        ``claims.slowdown_too_deep`` below 1/64×; ``claims.slowdown_percent`` at 100 % slower or more.
     """
     words = _words(text)
     if rates := _RATES.match(_BATCH.sub(" ", words)):
@@ -156,28 +164,67 @@ def parse_claim(text: str) -> float:
     number = _figure(found["number"])
     if number < 0:
         raise SpecvizError("claims.negative_speedup", figure=found["number"])
-    return _checked_speedup(1.0 + number / 100.0 if (found["unit"] or "").startswith("%") else number)
+    percent = (found["unit"] or "").startswith("%")
+    if found["slower"] or found["slower_vi"]:
+        return _checked_speedup(_slowdown(number, percent))
+    if found["faster"] and not percent and 0.0 < number < 1.0:
+        # "0.5x faster": half the speed, or 50 % faster? Both are written; neither is guessed.
+        raise SpecvizError("claims.below_one_faster", figure=found["number"], gain=1.0 + number)
+    return _checked_speedup(1.0 + number / 100.0 if percent else number)
+
+
+def _slowdown(number: float, percent: bool) -> float:
+    """The speed ratio of a slowdown as written: "35% slower" is a throughput 35 % lower, 0.65× (the
+    other reading, a time per token 35 % longer, is :func:`percent_reading`'s); "2x slower" is half the
+    speed, 0.5×; a figure below 1 ("0.8x slower") is the ratio itself.
+
+    Raises
+    ------
+    SpecvizError
+        ``claims.slowdown_percent`` for 100 % or more, which would leave no throughput at all.
+    """
+    if percent:
+        if number >= 100.0:
+            raise SpecvizError("claims.slowdown_percent", percent=number, factor=1.0 + number / 100.0)
+        return 1.0 - number / 100.0
+    return 1.0 / number if number > 1.0 else number
 
 
 def _checked_speedup(speedup: float) -> float:
-    """``speedup``, refused where it is no gain (``claims.not_a_speedup``) or more than any draft gives
-    (``claims.too_large``)."""
-    if speedup <= 1.0:
+    """``speedup``, a gain above 1 or a slowdown below it, refused where it is no speed at all
+    (``claims.not_a_speedup``), exactly 1 (``claims.no_change``), more than any draft gives
+    (``claims.too_large``) or a slowdown deeper than any speculative step costs
+    (``claims.slowdown_too_deep``: below 1/64, the reciprocal of the largest gain)."""
+    if speedup <= 0.0:
         raise SpecvizError("claims.not_a_speedup", speedup=speedup)
+    if speedup == 1.0:
+        raise SpecvizError("claims.no_change")
     if speedup > _LARGEST_CLAIM:
         raise SpecvizError("claims.too_large", speedup=speedup, largest=_LARGEST_CLAIM)
+    if speedup < 1.0 / _LARGEST_CLAIM:
+        raise SpecvizError("claims.slowdown_too_deep", speedup=speedup, largest=_LARGEST_CLAIM)
     return speedup
 
 
 def percent_of(text: str) -> float | None:
-    """The percentage a claim's words give where it is 100 % or more ("400% faster": 400), the figures
-    two readings part on: :func:`parse_claim` reads it as the old speed plus that share (5×), some
-    authors mean the new speed as that share of the old (4×). None for any other claim."""
+    """The percentage a claim's words give where two readings part on it: 100 % faster or more ("400%
+    faster": :func:`parse_claim` reads the old speed plus that share, 5×, some authors mean the new
+    speed as that share of the old, 4×), and any percentage slower ("35% slower": a throughput 35 %
+    lower, 0.65×, or a time per token 35 % longer, 0.74×). None for any other claim."""
     found = _CLAIM.match(_BATCH.sub(" ", _in_figures(_words(text))))
     if not found or not (found["unit"] or "").startswith("%"):
         return None
     number = _figure(found["number"])
-    return number if number >= 100 else None
+    return number if found["slower"] or found["slower_vi"] or number >= 100 else None
+
+
+def percent_reading(percent: float, speedup: float) -> Notice:
+    """How a percentage of :func:`percent_of` was read, and the other reading to ask the author about:
+    for a gain (``claims.percent_reading``) the new speed as that share of the old, percent / 100; for
+    a slowdown (``claims.percent_reading_slower``) a time per token that much longer, 1 / (1 + percent / 100)."""
+    if speedup < 1.0:
+        return Notice("claims.percent_reading_slower", percent=percent, speedup=speedup, other=1.0 / (1.0 + percent / 100.0))
+    return Notice("claims.percent_reading", percent=percent, speedup=speedup, other=percent / 100.0)
 
 
 def _figure(text: str) -> float:
@@ -252,7 +299,7 @@ def batch_in_words(text: str) -> int | None:
 # name's hyphen ("EAGLE-3x").
 _SPEEDUP_IN_SENTENCE = re.compile(rf"(?:up\s+to\s+|lên\s+đến\s+)?(?<![\w.+\-−])"
                                   # A range ("1.5x–2x faster") is read whole: it claims its upper end.
-                                  rf"(?:{_MAGNITUDE}\s*[x×]?\s*(?:-|–|—|to|đến)\s*)?{_SIGN}?{_MAGNITUDE}"
+                                  rf"(?:{_MAGNITUDE}\s*[x×%]?\s*(?:-|–|—|to|đến)\s*)?{_SIGN}?{_MAGNITUDE}"
                                   r"\s*(?:[x×](?![\w.])|times\b|lần\b|%)", re.IGNORECASE)
 # Words after a figure that make it something else than a speedup: a count of devices ("8x H100s",
 # "8x GPUs") or another ratio ("5x cheaper", "3x less memory"); and words that make it one.
@@ -277,6 +324,12 @@ _REDUCED_BY = re.compile(r"(?:\breduc\w*|\bcut\w*|\blower\w*|\bdecreas\w*|giảm
 _RATIO_BEFORE = re.compile(r"(?:\b(?:reduc|cut|lower|decreas)\w*(?:\s+[^\s,;:.]+){0,2}?\s+by|giảm(?:\s+[^\s,;:.]+){0,2}?"
                            r"|\bslower(?:\s+by)?|\bcheaper(?:\s+by)?|chậm(?:\s+hơn)?|rẻ\s+hơn|độ\s+trễ\s+tăng(?:\s+thêm)?"
                            r"|\blatency\s+(?:rises|grows|increases|goes\s+up)(?:\s+by)?)(?:\s+gấp)?\s*$", re.IGNORECASE)
+# A slowdown of speed said after or before its figure ("35% slower", "2x lower throughput", "3x higher
+# latency", "chậm hơn 2 lần"): read as one where the sentence has no figure of speed.
+_SLOWER_AFTER = re.compile(r"\s*(?:slower\b|(?:lower|less)\s+throughput\b|higher\s+latency\b)", re.IGNORECASE)
+_SLOWER_BEFORE = re.compile(r"chậm\s+hơn\s*$", re.IGNORECASE)
+# A word of gain right after a figure: below 1 ("0.5x faster") it is refused, not read as a slowdown.
+_SAID_FASTER = re.compile(r"\s*(?:faster|quicker|speed-?up)\b", re.IGNORECASE)
 _NEXT_WORD = re.compile(r"\s*(\S*)")
 # Where the words that say what a figure measures end: at the next figure or clause ("2x the cost, 1.5x
 # faster": "faster" is the second figure's).
@@ -677,12 +730,19 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
         cut = _CLAUSE_END.search(unbatched, f.end(), end)
         return unbatched[f.end():cut.start() if cut else end]
     near = [f for f in figures if _SPEED_WORDS.search(own_words(f))]
-    figure = (near or figures or [None])[0]
+    slowdowns = [f for f in written if f not in figures and f not in named_like
+                 and (_SLOWER_AFTER.match(unbatched, f.end()) or _SLOWER_BEFORE.search(unbatched[max(0, f.start() - 12):f.start()]))]
+    figure = (near or figures or slowdowns or [None])[0]
     if figure is None and written:
         raise SpecvizError("claims.no_speed_figure", figures=", ".join(f.group(0).strip() for f in written[:3]))
     if figure is None:
         raise SpecvizError("claims.unreadable", text=cut_at_word(words))
-    speedup = parse_claim(figure.group(0))
+    # A slowdown's figure is read with the word that makes it one ("35%" of "35% slower": 0.65×).
+    figure_words = figure.group(0) + (" slower" if figure in slowdowns else "")
+    speedup = parse_claim(figure_words)
+    if speedup < 1.0 and _SAID_FASTER.match(own_words(figure)):
+        # "0.5x faster" in a sentence, as in the claim's field: neither reading is guessed.
+        raise SpecvizError("claims.below_one_faster", figure=f"{speedup:g}", gain=1.0 + speedup)
     named = _named_models(tokens, index)
     drafts = [model for start, end, model in named if _DRAFT_AFTER.match(" ".join(tokens[end:end + 2]))
               or _DRAFT_BEFORE.search(" ".join(tokens[max(0, start - 3):start]))]
@@ -721,7 +781,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     unstated = tuple(key for key, pattern in UNSTATED.items()
                      if not stated.get(key, pattern is not None and re.search(pattern, lower) is not None))
     return SentenceReading(speedup, batch, gpu, target, draft, dataset, unstated, baseline,
-                           None if baseline else over_words(unbatched, figure.span(), bounds), percent_of(figure.group(0)),
+                           None if baseline else over_words(unbatched, figure.span(), bounds), percent_of(figure_words),
                            gpu_words, unknown_model, _gpu_count(unbatched, presets), gamma if in_range else None, _precision(words), _kv(words),
                            None if in_range else gamma, throughput and _SAME_SPEED.search(words) is not None,
                            target_words, _engine(words),

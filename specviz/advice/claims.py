@@ -64,7 +64,7 @@ from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Scenario, knobs_off_preset, largest_batch
 
 __all__ = ["VERDICTS", "MEASURES", "MEASURED_GAMMA", "DEFAULT_CLAIM", "Claim", "ClaimCheck", "alpha_from_measurement",
-           "check_claim", "calculator_point", "required_at_costs", "check_at_costs", "required_as_shown", "claimed_batch"]
+           "check_claim", "calculator_point", "required_at_costs", "check_at_costs", "required_as_shown", "claimed_batch", "claim_grid", "no_fit_notices"]
 
 VERDICTS = ("plausible", "conditional", "unlikely", "impossible")
 # How acceptance on the user's traffic may be given: α itself, vLLM's accepted/drafted, or the mean
@@ -362,20 +362,11 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     -------
     ClaimCheck
     """
-    step_scenario = replace(scenario, mode="step", prefill=False)
     gammas = np.arange(1, gamma_max + 1) if claim.gamma is None else np.array([claim.gamma])
+    step_scenario, limits, memory_limit, memory_gamma, grid = claim_grid(scenario, claim, gammas, batch_max)
     context = step_scenario.context
-    limits = np.broadcast_to(largest_batch(scenario.gpu, scenario.target, scenario.draft, scenario.precision,
-                                           tp=scenario.tp, dp=scenario.dp, context=context, gamma=gammas,
-                                           rule=scenario.engine.memory), gammas.shape)
-    memory_limit, memory_gamma = int(limits.max()), int(gammas[int(np.argmax(limits))])
-    # The grid holds the memory's limits, so that a range of batches can end where the memory does.
-    grid = np.union1d(calculator.batch_grid(batch_max), limits[(limits >= 1) & (limits <= batch_max)])
-    if claim.batch is not None:
-        grid = np.union1d(grid, [claim.batch])
     if claim.batch is not None and claim.batch > memory_limit or memory_limit < 1:
         return _no_fit(scenario, claim, gammas, grid, memory_limit, memory_gamma)
-    grid = grid[grid <= memory_limit]
 
     def at_full_acceptance(batches: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The speedup at α = 1 and its band per γ (rows) and batch; NaN where a γ's draft leaves no room
@@ -527,6 +518,24 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
                       memory_limit, memory_gamma)
 
 
+def claim_grid(scenario: Scenario, claim: Claim, gammas: np.ndarray,
+               batch_max: int) -> tuple[Scenario, np.ndarray, int, int, np.ndarray]:
+    """What a claim (a gain or a slowdown) is weighed on: the scenario decoding only (a claim is judged
+    on decoding alone), the largest batch the memory holds with each γ's draft
+    (:func:`specviz.scenario.largest_batch`), the most of them and its γ, and the batches of
+    :func:`specviz.calculator.batch_grid` up to ``batch_max`` with those limits (so that a range of
+    batches can end where the memory does) and the claim's batch, up to the memory's most."""
+    step_scenario = replace(scenario, mode="step", prefill=False)
+    limits = np.broadcast_to(largest_batch(scenario.gpu, scenario.target, scenario.draft, scenario.precision,
+                                           tp=scenario.tp, dp=scenario.dp, context=step_scenario.context, gamma=gammas,
+                                           rule=scenario.engine.memory), gammas.shape)
+    memory_limit, memory_gamma = int(limits.max()), int(gammas[int(np.argmax(limits))])
+    grid = np.union1d(calculator.batch_grid(batch_max), limits[(limits >= 1) & (limits <= batch_max)])
+    if claim.batch is not None:
+        grid = np.union1d(grid, [claim.batch])
+    return step_scenario, limits, memory_limit, memory_gamma, grid[grid <= memory_limit]
+
+
 def _between_turns(grid: np.ndarray, edges: list[np.ndarray], speedup: float) -> np.ndarray:
     """Every batch strictly between two adjacent batches of ``grid`` where one of ``edges`` (speedups
     per γ and batch; the best γ at each batch counts) turns from reaching ``speedup`` to not, or back:
@@ -569,13 +578,21 @@ def _no_fit(scenario: Scenario, claim: Claim, gammas: np.ndarray, grid: np.ndarr
          "acceptance_rate", "acceptance_length"), nothing)})
     batches = pd.DataFrame({"batch": grid[:0], "counted": np.zeros(0, dtype=bool), "ceiling": [], "ceiling_low": [],
                             "ceiling_high": []})
+    headline, reason = no_fit_notices(scenario, claim, memory_limit)
+    return ClaimCheck(claim, "impossible", headline, [reason], [], best, required, batches, *claim_verdict.NO_BATCHES,
+                      *claim_verdict.NO_BATCHES, memory_limit, memory_gamma)
+
+
+def no_fit_notices(scenario: Scenario, claim: Claim, memory_limit: int) -> tuple[Notice, Notice]:
+    """The headline and reason of a claim (a gain or a slowdown) at a batch the memory does not hold
+    with the draft at any γ, or where not even one sequence fits (``memory_limit`` 0)."""
+    batch = claim.batch if claim.batch is not None else 1
     headline = Notice("claims.verdict.no_fit", claim=claim.speedup, gpu=claim_verdict.devices(scenario),
                       target=scenario.target.name, engine=scenario.engine.name, batch=batch)
     # An FP8 cache is offered only where the cache is wider (the calculator's "To fit" offers it so).
     no_fit = "claims.reason.no_fit" if scenario.precision.kv_bytes > 1 else "claims.reason.no_fit_narrow_cache"
     reason = (Notice(no_fit, batch=batch, most=memory_limit, context=scenario.context) if memory_limit
               else Notice("claims.reason.no_room", gpu=claim_verdict.devices(scenario), context=scenario.context))
-    return ClaimCheck(claim, "impossible", headline, [reason], [], best, required, batches, *claim_verdict.NO_BATCHES,
-                      *claim_verdict.NO_BATCHES, memory_limit, memory_gamma)
+    return headline, reason
 
 

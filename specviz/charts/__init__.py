@@ -521,12 +521,17 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en", limit:
     the draft length ``limit_gamma`` (:attr:`specviz.advice.claims.ClaimCheck.memory_gamma`).
 
     ``batches`` is :attr:`specviz.advice.claims.ClaimCheck.batches`: it stops at the memory's limit.
+    For a slowdown it is :attr:`specviz.advice.slowdown.SlowdownCheck.batches`, whose ``floor`` (every
+    draft token rejected) is drawn in place of the ceiling, both lines at the γ checked.
     """
     batch, speedup = t("chart.batch", lang), t("chart.speedup", lang)
     x = alt.X("batch:Q", scale=alt.Scale(type="log", nice=False), title=batch)
-    kinds = [("ceiling", "ceiling_low", "ceiling_high", t("chart.claim_ceiling", lang), [])]
+    slowing = "floor" in batches
+    edge, name = ("floor", t("chart.claim_floor", lang)) if slowing else ("ceiling", t("chart.claim_ceiling", lang))
+    kinds = [(edge, f"{edge}_low", f"{edge}_high", name, [])]
     if "at_alpha" in batches:
-        kinds.append(("at_alpha", "at_alpha_low", "at_alpha_high", t("chart.claim_at_alpha", lang), [6, 3]))
+        kinds.append(("at_alpha", "at_alpha_low", "at_alpha_high",
+                      t("chart.claim_at_alpha_gamma" if slowing else "chart.claim_at_alpha", lang), [6, 3]))
     color = alt.Color("kind:N", title=None, legend=series_legend(None, pd.Series([name for *_, name, _ in kinds])))
     layers = []
     for line, low, high, name, dash in kinds:

@@ -18,7 +18,8 @@ from typing import Any, Callable
 import pandas as pd
 
 from specviz import i18n, scenario, settings
-from specviz.advice import claim_over, claim_verdict, claim_words, claims, commands, draft_length, evidence, serving, sglang, trtllm
+from specviz.advice import (claim_over, claim_verdict, claim_words, claims, commands, draft_length, evidence, serving, sglang,
+                            slowdown, trtllm)
 from specviz.errors import Notice, SpecvizError, shortened
 from specviz.model import dtypes, spec
 from specviz.results import explorer, importers
@@ -47,6 +48,21 @@ def _required(chosen: scenario.Scenario | None, frame: pd.DataFrame, gamma: int 
     return {"required_gamma": int(row["gamma"]), "required_alpha": float(row["alpha_needed"]),
             "required_acceptance_length": float(row["acceptance_length"]),
             "required_acceptance_rate_vllm": float(row["acceptance_rate"])}
+
+
+def _slowdown_figures(check: slowdown.SlowdownCheck) -> dict[str, Any]:
+    """A slowdown's figures as the Claims page shows them (:class:`specviz.advice.slowdown.SlowdownCheck`):
+    the least the setting gives with nothing accepted (``floor``) and, at the γ checked, the highest α
+    at which the slowdown holds (rounded down as the conditions name it; None where none does), with
+    the vLLM rate and acceptance length there, and the α below which it holds even at the kind end of
+    the costs (``alpha_at_most_certain``)."""
+    shown = slowdown.required_as_shown(check.required)
+    row = shown.loc[shown["gamma"] == check.floor["gamma"]]
+    value = lambda column: None if row.empty or column not in row or pd.isna(row[column].iloc[0]) else float(row[column].iloc[0])
+    return {"floor": {k: plain(v) for k, v in check.floor.items()}, "required_gamma": check.floor["gamma"],
+            "alpha_at_most": value("alpha_max"), "alpha_at_most_certain": value("alpha_certain"),
+            "acceptance_rate_vllm_at_most": value("acceptance_rate"),
+            "acceptance_length_at_most": value("acceptance_length")}
 
 
 def _whole_up_to(setting: str) -> Callable[[str], int | None]:
@@ -143,9 +159,13 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     alpha = None if measured is None else claims.alpha_from_measurement(*measured, chosen.reuse)
     tokens = None if workload is None else (workload.input_tokens, workload.output_tokens)
     measured = evidence.comparable_published(published_speedups(), chosen, presets)
-    check = claims.check_claim(chosen, claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha, workload=tokens),
-                               settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"), presets.acceptance,
-                               measured)
+    claim = claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha, workload=tokens)
+    # A figure below 1 is a slowdown, checked as the Claims page checks it.
+    slowing = speedup < 1.0
+    check = (slowdown.check_slowdown(chosen, claim, settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"))
+             if slowing else
+             claims.check_claim(chosen, claim, settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"),
+                                presets.acceptance, measured))
     batches = lambda low, high: None if math.isnan(high) else [int(low), int(high)]
     # The runs of batches inside that range where it does not hold (ClaimCheck.holds_gaps): [[3, 17]].
     gaps = lambda key, runs: {key: [list(run) for run in runs]} if runs else {}
@@ -155,8 +175,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     over = read.over_words if read is not None else over
     return {"claim": speedup, "batch": batch, **({} if batch_note is None else {"batch_note": words(batch_note, lang)}),
             "alpha": alpha, "gpu": chosen.gpu.id, "target": chosen.target_id,
-            **({} if percent is None else {"percent_note": words(Notice("claims.percent_reading", percent=percent,
-                                                                         speedup=speedup, other=percent / 100), lang)}),
+            **({} if percent is None else {"percent_note": words(claim_words.percent_reading(percent, speedup), lang)}),
             "draft": chosen.draft_id, "engine": chosen.engine.id, "precision": chosen.precision.name, "tp": chosen.tp,
             "dp": chosen.dp, "verdict": check.verdict,
             # What the sidebar would say of this scenario (FP4 weights multiplied at the BF16 peak on an H100).
@@ -168,11 +187,12 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             **({} if read is not None or over is None else {"over_words": over, "over_note": words(Notice(
                 "claims.sentence.over_other", what=over), lang)}),
             "reasons": [words(n, lang) for n in check.reasons],
-            "conditions": [words(n, lang) for n in check.conditions], **_required(chosen, check.required, gamma),
-            "max_speedup": plain(check.best["speedup"]),
-            **{key: {k: plain(v) for k, v in best.items()} for key, best in (
-                ("best", {k: v for k, v in check.best.items() if k != "trained"}),
-                ("best_trained", check.best.get("trained"))) if best},
+            "conditions": [words(n, lang) for n in check.conditions],
+            **(_slowdown_figures(check) if slowing else {
+                **_required(chosen, check.required, gamma), "max_speedup": plain(check.best["speedup"]),
+                **{key: {k: plain(v) for k, v in best.items()} for key, best in (
+                    ("best", {k: v for k, v in check.best.items() if k != "trained"}),
+                    ("best_trained", check.best.get("trained"))) if best}}),
             "holds_at_batches": batches(check.holds_from, check.holds_up_to),
             **gaps("not_at_batches", check.holds_gaps),
             "holds_at_your_acceptance": batches(check.yours_from, check.yours_up_to),
@@ -490,8 +510,9 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
             raise UsageError("cli.claim.costs_and_scenario")
         draft_cost = spec.SEED_DRAFT_COST if args.draft_cost is None else args.draft_cost
         alpha = None if measured is None else claims.alpha_from_measurement(*measured)
-        return claim_at_costs_row(claim_words.parse_claim(text), args.verify_cost, draft_cost, gamma=args.gamma, alpha=alpha,
-                                  lang=args.lang)
+        if (speedup := claim_words.parse_claim(text)) < 1.0:
+            raise UsageError("cli.claim.slowdown_at_costs", claim=speedup)
+        return claim_at_costs_row(speedup, args.verify_cost, draft_cost, gamma=args.gamma, alpha=alpha, lang=args.lang)
     if args.draft_cost is not None:
         raise UsageError("cli.claim.draft_cost_alone")
     # A calculator link's α, γ and batch are its own knobs, not the claim's (the Claims page reads
@@ -513,7 +534,12 @@ needs the least α, `max_speedup`, the best setting (`best`; `best_trained` with
 is trained for or a reused MTP layer measured, where the best is past them), the batches where the claim can hold (`holds_at_batches`,
 the first and last as `[from, to]`, null where none, with `not_at_batches` the runs between them where it
 cannot; `holds_at_your_acceptance` and `not_at_your_acceptance` the same at the measured α), and the α
-each γ needs. A whole sentence is read as the page reads it (`read_from_sentence`): what it names,
+each γ needs. A slowdown ("35% slower at batch 64", "0.8x", a figure below 1) gives in their place the
+least the setting gives with nothing accepted (`floor`, with the verify pass's and a draft pass's costs
+and its regime), at the γ checked (`required_gamma`) the highest α at which it holds (`alpha_at_most`,
+`alpha_at_most_certain` even at the kind end of the costs, `acceptance_rate_vllm_at_most`,
+`acceptance_length_at_most`; null where none does), the batches where it can happen, and each γ's
+(`required`: `floor`, `alpha_max`, `alpha_certain`, `alpha_possible`). A whole sentence is read as the page reads it (`read_from_sentence`): what it names,
 the questions to ask its author, and what its figure is over where that is not plain decoding (`over`,
 a method such as EAGLE-3; `over_words`, anything else, "the best prior Blackwell baseline"), with
 `over_note`, and the headline then says it is against plain decoding; a checkpoint read as the preset

@@ -1,0 +1,311 @@
+"""Checking a slowdown: "speculation made vLLM 35% slower at 64 users": what would have to be true, and can it be?
+
+Seed 000's load test lost throughput with speculation on (0.79× to 0.32× at γ 4 past the ridge), and
+seed 002 measured 49 % to 62 % slower on a CPU. A slowdown claim is a speed ratio S* below 1. As for a
+gain (:mod:`specviz.advice.claims`), the step model's plain and speculative steps do not depend on
+acceptance, so at a fixed setting the speedup is the expected tokens per step times its value with
+none accepted:
+
+.. math:: S(α) = E(α, γ)\\,F, \\qquad F = S(0) = \\frac{t_{plain}}{t_{spec}}
+
+F, the floor, is the least speculation can give at that γ and batch: every draft rejected, a whole
+speculative step (γ draft passes and a verify pass of γ + 1 tokens a sequence) for the one token a
+plain step gives. The slowdown holds where S(α) ≤ S*, that is at any acceptance up to
+
+.. math:: α^{max} = E^{-1}(S^*/F,\\ γ)
+
+(:func:`specviz.model.spec.alpha_from_acceptance_length`): none where S*/F < 1 (even with nothing
+accepted the setting does better than S*) and every one where S*/F ≥ E(1, γ) (even full acceptance
+does worse). The prediction band's edges (:func:`specviz.calculator.speedup_band`) are proportional
+to E as well, so each edge has its own α: below ``alpha_certain`` (from the band's high edge) the
+slowdown holds even where the costs are kind to speculation; below ``alpha_possible`` (the low edge)
+only where they are unkind.
+
+:func:`check_slowdown` returns one of :data:`specviz.advice.claims.VERDICTS`:
+
+* ``impossible``: at every batch the claim counts and every γ it allows, the band's low edge at α = 0
+  stays above S*: no acceptance, however poor, makes the setting that slow;
+* ``plausible``: at the acceptance the user measured (or at any acceptance, where even α = 1 does not
+  lift the band's high edge above S*), the band's high edge is at or below S* at the γ checked;
+* ``conditional``: the model's figure reaches the slowdown at an acceptance up to ``alpha_max``
+  (with no measured α), or at the measured α only where the costs are not at the kind end of their
+  range, or only with a longer draft;
+* ``unlikely``: only the band's low edge (costs at the unkind end) reaches it, or the measured
+  acceptance is above what the slowdown allows at every γ.
+
+The γ checked is the claim's, else :data:`specviz.advice.claims.MEASURED_GAMMA` (4, seed 000's load
+test and a common ``num_speculative_tokens``) where it can reach the slowdown, else the shortest
+that can; the table has every γ. The batch is the claim's, else the one where the setting is slowest
+with nothing accepted (the deepest slowdown it allows, usually the largest batch the memory holds).
+A slowdown is judged on decoding alone, as a gain is; published measurements and a workload's
+prefill are not weighed here (the Claims page shows the published figures beside it).
+
+References
+----------
+Leviathan, Kalman, Matias 2023 (arXiv 2211.17192): E(α, γ) and the speedup E / (γc + 1).
+Seed 000 ("Speculative decoding makes vLLM slower: the acceptance-rate math"): past the ridge,
+verifying γ + 1 positions costs about γ + 1 times as much; 0.79/0.65/0.44/0.32× at α 0.9/0.8/0.6/0.4.
+Seed 002 ("a = 3.5 was not enough"): speculation 49 % to 62 % slower than plain generation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from specviz import calculator
+from specviz.advice import claim_verdict
+from specviz.advice.claims import MEASURED_GAMMA, Claim, claim_grid, no_fit_notices
+from specviz.errors import Notice
+from specviz.model import spec
+from specviz.scenario import Scenario
+
+__all__ = ["SlowdownCheck", "check_slowdown", "alpha_at_most", "required_as_shown", "calculator_point"]
+
+
+@dataclass(frozen=True)
+class SlowdownCheck:
+    """The answer to a slowdown claim (:func:`check_slowdown`).
+
+    Attributes
+    ----------
+    claim : Claim
+        Its ``speedup`` is the claimed ratio S* < 1.
+    verdict : str
+        One of :data:`specviz.advice.claims.VERDICTS`.
+    headline : Notice
+        ``claims.slowdown.verdict.<case>``: the verdict in one sentence.
+    reasons, conditions : list of Notice
+        Why, and what must hold, in words a manager can forward.
+    floor : dict
+        The least the setting gives with nothing accepted at the γ and batch checked: ``speedup``
+        (F), its band ``low`` and ``high``, ``gamma``, ``batch``, and the verify pass's and one draft
+        pass's cost over a plain step (``verify_cost``, ``draft_cost``) and the verify pass's
+        ``regime`` ("compute" past the ridge, else "memory").
+    required : DataFrame
+        One row per γ at ``floor["batch"]``: ``gamma``; ``floor``, ``floor_low``, ``floor_high``
+        (S at α = 0 and its band); the highest α at which the slowdown holds by the model
+        (``alpha_max``), by the band's high edge (``alpha_certain``) and by its low edge
+        (``alpha_possible``), NaN where none does, 1 where every α does; the vLLM-style
+        ``acceptance_rate`` and the ``acceptance_length`` at ``alpha_max``; and, with a measured α,
+        ``at_alpha``, ``at_alpha_low``, ``at_alpha_high``.
+    batches : DataFrame
+        One row per batch of the grid: ``batch``, ``counted`` (the claim's batch, or every batch when
+        it names none), ``floor``, ``floor_low``, ``floor_high`` at the γ checked and, with a measured
+        α, ``at_alpha``, ``at_alpha_low``, ``at_alpha_high`` there.
+    holds_from, holds_up_to : float
+        The smallest and largest counted batch at which the band's low edge at α = 0 reaches the
+        slowdown at some γ (NaN: none): outside them no acceptance makes the setting that slow.
+    holds_gaps : tuple of (int, int)
+        The runs of batches between them where it does not.
+    yours_from, yours_up_to, yours_gaps
+        The same where the band's high edge at the measured α reaches it at the γ checked (NaN: none,
+        or no α).
+    memory_limit, memory_gamma : int
+        As :class:`specviz.advice.claims.ClaimCheck`'s: the grid stops at the largest batch the
+        memory holds with the draft, at the γ that leaves the most room.
+    """
+
+    claim: Claim
+    verdict: str
+    headline: Notice
+    reasons: list[Notice]
+    conditions: list[Notice]
+    floor: dict[str, float]
+    required: pd.DataFrame
+    batches: pd.DataFrame
+    holds_from: float
+    holds_up_to: float
+    holds_gaps: tuple[tuple[int, int], ...]
+    yours_from: float
+    yours_up_to: float
+    yours_gaps: tuple[tuple[int, int], ...]
+    memory_limit: int
+    memory_gamma: int
+
+
+def alpha_at_most(slowdown: float, floor: np.ndarray, gamma: np.ndarray, reuse: dict | None = None) -> np.ndarray:
+    """The highest α at which a setting whose speedup with nothing accepted is ``floor`` gives
+    ``slowdown`` or less: E⁻¹(S*/F, γ), NaN where S*/F < 1 (no acceptance is low enough), 1 where
+    S*/F ≥ E(1, γ) (every acceptance is). ``reuse`` as :attr:`specviz.scenario.Scenario.reuse`.
+
+    Examples
+    --------
+    Seed 000's load test, costs in ratios (verify 5 plain steps, a draft pass 0.05: F = 1/5.2): 0.65×
+    at γ 4 holds up to E = 0.65 · 5.2 = 3.38 tokens a step, α 0.803 (its table: α 0.8 gives 0.65×).
+    """
+    reuse = reuse or {}
+    length = slowdown / np.asarray(floor, dtype=float)
+    gamma = np.asarray(gamma, dtype=float)
+    full = np.asarray(spec.expected_tokens(1.0, gamma, **reuse), dtype=float)
+    inside = np.clip(np.nan_to_num(length, nan=1.0), 1.0, full)
+    alpha = np.asarray(spec.alpha_from_acceptance_length(np.minimum(inside, gamma + 1.0), gamma, **reuse), dtype=float)
+    return np.where(~np.isfinite(length) | (length < 1.0), np.nan, np.where(length >= full, 1.0, alpha))
+
+
+def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int) -> SlowdownCheck:
+    """Whether the slowdown ``claim`` (``claim.speedup`` below 1) can hold in ``scenario``. See the
+    module's docstring for the verdict; a claim at a batch the memory does not hold with the draft at
+    any γ is ``impossible``, said as for a gain (:func:`specviz.advice.claims.no_fit_notices`), with
+    nothing to draw.
+
+    The step model at α = 0 on every γ in 1..``gamma_max`` (or the claim's γ) and every batch of
+    :func:`specviz.calculator.batch_grid` up to ``batch_max``, the memory's limits and the claim's
+    batch, with its band; a batch a γ's draft leaves no room for is out of reach at that γ.
+    """
+    gammas = np.arange(1, gamma_max + 1) if claim.gamma is None else np.array([claim.gamma])
+    step_scenario, limits, memory_limit, memory_gamma, grid = claim_grid(scenario, claim, gammas, batch_max)
+    context = step_scenario.context
+    if memory_limit < 1 or claim.batch is not None and claim.batch > memory_limit:
+        headline, reason = no_fit_notices(scenario, claim, memory_limit)
+        nothing = {"speedup": math.nan, "low": math.nan, "high": math.nan, "gamma": int(gammas[0]),
+                   "batch": claim.batch or 1}
+        return SlowdownCheck(claim, "impossible", headline, [reason], [], nothing, pd.DataFrame({"gamma": gammas}),
+                             pd.DataFrame({"batch": [], "counted": []}), *claim_verdict.NO_BATCHES,
+                             *claim_verdict.NO_BATCHES, memory_limit, memory_gamma)
+    g, b = gammas[:, None].astype(float), grid[None, :].astype(float)
+    fits = b <= limits[:, None]
+    priced = calculator.evaluate_scenario(step_scenario, 0.0, g, b, context)
+    held = lambda v: np.where(fits, np.broadcast_to(np.asarray(v, dtype=float), fits.shape), np.nan)
+    floor = held(priced["speedup"])
+    low, high = (held(edge) for edge in calculator.speedup_band(step_scenario, 0.0, g, b, context))
+    counted = grid == claim.batch if claim.batch is not None else np.ones(grid.size, dtype=bool)
+    low_counted = np.where(counted[None, :], low, np.nan)
+    holds = claim_verdict.batch_range(grid, counted & (np.fmin.reduce(low, axis=0) <= claim.speedup))
+    chosen = _checked_gamma(claim, gammas, np.fmin.reduce(low_counted, axis=1) <= claim.speedup)
+    row = int(np.flatnonzero(gammas == chosen)[0])
+    # The batch checked: the claim's, else where the γ checked is slowest with nothing accepted.
+    at = int(np.argmax(counted)) if claim.batch is not None else int(np.nanargmin(low_counted[row]))
+    reuse = step_scenario.reuse
+    need = lambda edge: alpha_at_most(claim.speedup, edge[:, at], gammas, reuse)
+    alpha_max = need(floor)
+    required = pd.DataFrame({
+        "gamma": gammas, "floor": floor[:, at], "floor_low": low[:, at], "floor_high": high[:, at],
+        "alpha_max": alpha_max, "alpha_certain": need(high), "alpha_possible": need(low),
+        "acceptance_rate": np.where(np.isnan(alpha_max), np.nan,
+                                    spec.acceptance_rate_from_alpha(np.nan_to_num(alpha_max), gammas, **reuse)),
+        "acceptance_length": np.where(np.isnan(alpha_max), np.nan,
+                                      spec.expected_tokens(np.nan_to_num(alpha_max), gammas, **reuse)),
+    })
+    batches = pd.DataFrame({"batch": grid, "counted": counted, "floor": floor[row], "floor_low": low[row],
+                            "floor_high": high[row]})
+    cost = lambda name: float(np.broadcast_to(priced[name], fits.shape)[row, at])
+    floor_at = {"speedup": float(floor[row, at]), "low": float(low[row, at]), "high": float(high[row, at]),
+                "gamma": int(chosen), "batch": int(grid[at]), "verify_cost": cost("verify_cost"),
+                "draft_cost": cost("draft_cost"), "regime": str(np.broadcast_to(priced["regime"], fits.shape)[row, at])}
+    yours = claim_verdict.NO_BATCHES
+    if claim.alpha is not None:
+        share = (np.asarray(step_scenario.expected_tokens(claim.alpha, gammas), dtype=float))[:, None]
+        at_alpha = {"at_alpha": share * floor, "at_alpha_low": share * low, "at_alpha_high": share * high}
+        for name, values in at_alpha.items():
+            required[name] = values[:, at]
+            batches[name] = values[row]
+        yours = claim_verdict.batch_range(grid, counted & (at_alpha["at_alpha_high"][row] <= claim.speedup))
+    verdict, headline, reasons, conditions = _verdict(scenario, claim, floor_at, required, holds, grid[counted],
+                                                      float(np.nanmin(low[:, at])), int(gammas[np.nanargmin(low[:, at])]))
+    return SlowdownCheck(claim, verdict, headline, reasons, conditions, floor_at, required, batches, *holds, *yours,
+                         memory_limit, memory_gamma)
+
+
+def _checked_gamma(claim: Claim, gammas: np.ndarray, reaching: np.ndarray) -> int:
+    """The γ a slowdown is checked at: the claim's; else :data:`MEASURED_GAMMA` where it can reach the
+    slowdown at a batch the claim counts (``reaching``, per γ: the band's low edge at α = 0; a common
+    setting, and seed 000's), else the shortest γ that can, else the longest (the deepest floor, which
+    the impossible verdict names)."""
+    if claim.gamma is not None:
+        return int(claim.gamma)
+    if MEASURED_GAMMA in set(gammas[reaching]):
+        return MEASURED_GAMMA
+    return int(gammas[reaching].min()) if reaching.any() else int(gammas.max())
+
+
+def _verdict(scenario: Scenario, claim: Claim, floor: dict[str, float], required: pd.DataFrame,
+             holds: claim_verdict.Batches, counted: np.ndarray, deepest: float,
+             deepest_gamma: int) -> tuple[str, Notice, list[Notice], list[Notice]]:
+    """The verdict, its headline, reasons and conditions (see the module's docstring): ``counted``, the
+    batches the claim counts; ``deepest``, the band's low edge at α = 0 at the batch checked, lowest
+    over γ (at ``deepest_gamma``), what an impossible claim is said to be beyond."""
+    setting = {"claim": claim.speedup, "gpu": claim_verdict.devices(scenario), "target": scenario.target.name,
+               "engine": scenario.engine.name, "gamma": floor["gamma"], "batch": floor["batch"]}
+    why = Notice("claims.slowdown.reason.floor", speedup=floor["speedup"], low=floor["low"], high=floor["high"],
+                 gamma=floor["gamma"], batch=floor["batch"], verify=floor["verify_cost"], draft=floor["draft_cost"],
+                 tokens=floor["batch"] * (floor["gamma"] + 1), steps=1.0 / floor["speedup"],
+                 regime=Notice(f"claims.slowdown.regime.{floor['regime']}"))
+    if math.isnan(holds[1]):
+        return ("impossible", Notice("claims.slowdown.verdict.impossible", **setting, low=deepest),
+                [Notice("claims.slowdown.reason.out_of_reach", claim=claim.speedup, low=deepest, gamma=deepest_gamma,
+                        batch=floor["batch"]), why], [])
+    row = required.loc[required["gamma"] == floor["gamma"]].iloc[0]
+    conditions = _acceptance_conditions(scenario, claim, row)
+    if claim.batch is None and not (holds[0] <= counted.min() and holds[1] >= counted.max() and not holds[2]):
+        conditions.append(Notice("claims.slowdown.condition.batches", low=int(holds[0]), high=int(holds[1])))
+    if claim.alpha is None:
+        if row["alpha_certain"] >= 1.0:
+            return "plausible", Notice("claims.slowdown.verdict.any_acceptance", **setting), [why], conditions
+        if math.isnan(row["alpha_max"]):
+            return "unlikely", Notice("claims.slowdown.verdict.unkind_only", **setting), [why], conditions
+        return ("conditional", Notice("claims.slowdown.verdict.conditional", **setting,
+                                      alpha=claim_verdict.at_most(float(row["alpha_max"]), 3)), [why], conditions)
+    mine = Notice("claims.slowdown.reason.at_alpha", alpha=claim.alpha, gamma=floor["gamma"], batch=floor["batch"],
+                  speedup=float(row["at_alpha"]), low=float(row["at_alpha_low"]), high=float(row["at_alpha_high"]))
+    reasons = [mine, why]
+    if row["at_alpha_high"] <= claim.speedup:
+        return "plausible", Notice("claims.slowdown.verdict.plausible", **setting, alpha=claim.alpha), reasons, conditions
+    if row["at_alpha"] <= claim.speedup:
+        return ("conditional", Notice("claims.slowdown.verdict.band", **setting, alpha=claim.alpha), reasons,
+                [Notice("claims.slowdown.condition.not_kind", alpha=claim.alpha), *conditions])
+    longer = required.loc[(required["gamma"] > floor["gamma"]) & (required["at_alpha"] <= claim.speedup), "gamma"]
+    if len(longer):
+        return ("conditional", Notice("claims.slowdown.verdict.longer_draft", **setting, alpha=claim.alpha,
+                                      longer=int(longer.min())), reasons, conditions)
+    if row["at_alpha_low"] <= claim.speedup:
+        return "unlikely", Notice("claims.slowdown.verdict.kind_only_yours", **setting, alpha=claim.alpha), reasons, conditions
+    return ("unlikely", Notice("claims.slowdown.verdict.short", **setting, alpha=claim.alpha,
+                               speedup=float(row["at_alpha"])), reasons, conditions)
+
+
+def _acceptance_conditions(scenario: Scenario, claim: Claim, row: pd.Series) -> list[Notice]:
+    """The acceptance the slowdown needs at the γ checked, as conditions: at most ``alpha_max`` (with
+    its acceptance rate and tokens a step, as the calculator shows them at it) and, where it differs,
+    the α below which it holds even at the kind end of the costs; any acceptance where even α = 1 slows
+    the setting that much."""
+    gamma = int(row["gamma"])
+    if row["alpha_max"] >= 1.0:
+        return [Notice("claims.slowdown.condition.any_alpha", gamma=gamma)]
+    if math.isnan(row["alpha_max"]):
+        return [Notice("claims.slowdown.condition.unkind_costs", gamma=gamma,
+                       shown=claim_verdict.at_most(float(row["alpha_possible"]), 3))]
+    shown = claim_verdict.at_most(float(row["alpha_max"]), 3)
+    conditions = [Notice("claims.slowdown.condition.acceptance", shown=shown, gamma=gamma,
+                         rate=float(spec.acceptance_rate_from_alpha(shown, gamma, **scenario.reuse)),
+                         length=float(spec.expected_tokens(shown, gamma, **scenario.reuse)))]
+    if math.isnan(row["alpha_certain"]):
+        conditions.append(Notice("claims.slowdown.condition.kind_costs_too"))
+    elif row["alpha_certain"] < row["alpha_max"]:
+        conditions.append(Notice("claims.slowdown.condition.certain_alpha",
+                                 shown=claim_verdict.at_most(float(row["alpha_certain"]), 3), gamma=gamma))
+    return conditions
+
+
+def required_as_shown(required: pd.DataFrame, decimals: int = 3) -> pd.DataFrame:
+    """:attr:`SlowdownCheck.required` as a table shows it: each highest α (and the acceptance rate of
+    ``alpha_max``) rounded down to ``decimals`` as the conditions name them
+    (:func:`specviz.advice.claim_verdict.at_most`), NaN kept."""
+    return required.assign(**{c: claim_verdict.at_most(required[c], decimals)
+                              for c in ("alpha_max", "alpha_certain", "alpha_possible", "acceptance_rate") if c in required})
+
+
+def calculator_point(check: SlowdownCheck) -> dict[str, float]:
+    """Where the calculator shows a slowdown: the measured α, else the highest α at which it holds
+    (rounded down to three decimals as the conditions name it, :func:`specviz.advice.claim_verdict.at_most`),
+    else α = 0, at the γ and batch checked. Where the claim's batch does not fit, that ``batch``
+    alone, as :func:`specviz.advice.claims.calculator_point` gives it."""
+    if math.isnan(check.floor["speedup"]):
+        return {"batch": check.floor["batch"]}
+    row = check.required.loc[check.required["gamma"] == check.floor["gamma"]].iloc[0]
+    alpha = (check.claim.alpha if check.claim.alpha is not None else
+             0.0 if math.isnan(row["alpha_max"]) else claim_verdict.at_most(float(row["alpha_max"]), 3))
+    return {"alpha": alpha, "gamma": check.floor["gamma"], "batch": check.floor["batch"]}

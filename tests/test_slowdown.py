@@ -1,0 +1,112 @@
+"""Tests for specviz.advice.slowdown: a claimed slowdown ("35% slower at batch 64") checked against the
+step model itself (not only through the proportionality the module relies on), seed 000's table, and
+the verdict."""
+
+import math
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from conftest import make_scenario
+from specviz import calculator
+from specviz.advice import claim_verdict, slowdown
+from specviz.advice.claims import Claim
+from specviz.model import spec
+
+GAMMA_MAX, BATCH_MAX = 16, 1024
+# Seed 000's load test, past the ridge: verifying γ + 1 = 5 positions costs 5 plain steps, a draft pass 0.05.
+SEED_VERIFY, SEED_DRAFT, SEED_GAMMA = 5.0, 0.05, 4
+
+
+class TestAlphaAtMost:
+    @pytest.mark.parametrize("alpha, shown", [(0.9, 0.79), (0.8, 0.65), (0.6, 0.44), (0.4, 0.32)])
+    def test_seed_000_s_table_comes_back(self, alpha, shown):
+        """Seed 000: α 0.9 → 0.79×, 0.8 → 0.65×, 0.6 → 0.44×, 0.4 → 0.32× at γ 4 (E / (5 + 4·0.05)). The
+        highest α at which each exact figure holds is the α it was computed at; by hand, E(0.8, 4) =
+        (1 − 0.8⁵) / 0.2 = 3.3616, over 5.2: 0.6465."""
+        floor = 1.0 / (SEED_VERIFY + SEED_GAMMA * SEED_DRAFT)
+        exact = float(spec.speedup(alpha, SEED_GAMMA, SEED_VERIFY, SEED_DRAFT))
+        assert round(exact, 2) == shown
+        assert float(slowdown.alpha_at_most(exact, floor, SEED_GAMMA)) == pytest.approx(alpha, abs=1e-9)
+        assert float(spec.speedup(0.8, 4, 5, 0.05)) == pytest.approx(3.3616 / 5.2)
+
+    def test_no_acceptance_or_every_one(self):
+        """S*/F below 1: even nothing accepted does better (NaN); at or past E(1, γ) = γ + 1: every α (1)."""
+        assert math.isnan(float(slowdown.alpha_at_most(0.3, 0.5, 4)))
+        assert float(slowdown.alpha_at_most(0.9, 0.18, 4)) == 1.0  # 0.9 / 0.18 = 5 = γ + 1
+        assert float(slowdown.alpha_at_most(0.5, 0.5, 4)) == 0.0  # S* = F: only α = 0
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.floats(0.05, 0.99), st.floats(0.02, 0.99), st.integers(1, 16))
+    def test_below_it_the_setting_is_at_least_that_slow(self, slowdown_claimed, floor, gamma):
+        """The invariant the verdict rests on: at α_max the speedup E·F is the claim; below, less."""
+        alpha = float(slowdown.alpha_at_most(slowdown_claimed, floor, gamma))
+        if math.isnan(alpha):
+            assert floor > slowdown_claimed
+        elif alpha < 1.0:
+            assert float(spec.expected_tokens(alpha, gamma)) * floor == pytest.approx(slowdown_claimed, rel=1e-9)
+            assert float(spec.expected_tokens(alpha * 0.9, gamma)) * floor <= slowdown_claimed + 1e-12
+        else:
+            assert (gamma + 1) * floor <= slowdown_claimed + 1e-12
+
+
+class TestCheckSlowdown:
+    def test_the_highest_alpha_is_where_the_step_model_gives_the_claim(self):
+        """0.65× at batch 64 on the default scenario (2 H100s, Qwen3-32B drafted by Qwen3-0.6B under vLLM):
+        at the α the check names, the calculator's own speedup at γ 4 is the claim."""
+        chosen = make_scenario()
+        check = slowdown.check_slowdown(chosen, Claim(0.65, batch=64), GAMMA_MAX, BATCH_MAX)
+        assert check.verdict == "conditional" and check.floor["gamma"] == 4 and check.floor["batch"] == 64
+        row = check.required.set_index("gamma").loc[4]
+        at = calculator.evaluate_scenario(chosen, row["alpha_max"], 4, 64, chosen.context)
+        assert float(at["speedup"]) == pytest.approx(0.65, rel=1e-9)
+        nothing = calculator.evaluate_scenario(chosen, 0.0, 4, 64, chosen.context)
+        assert check.floor["speedup"] == pytest.approx(float(nothing["speedup"]))
+        assert check.floor["speedup"] == pytest.approx(float(nothing["baseline_step_ms"] / nothing["spec_step_ms"]))
+        # Each band edge's α: the certain one (the band's high edge) is the lowest.
+        assert row["alpha_certain"] < row["alpha_max"] < row["alpha_possible"]
+        assert check.headline.key == "claims.slowdown.verdict.conditional"
+        assert check.headline.params["alpha"] == claim_verdict.at_most(row["alpha_max"], 3) <= row["alpha_max"]
+        assert slowdown.calculator_point(check) == {"alpha": check.headline.params["alpha"], "gamma": 4, "batch": 64}
+
+    def test_a_measured_acceptance_decides(self):
+        chosen = make_scenario()
+        low = slowdown.check_slowdown(chosen, Claim(0.65, batch=64, alpha=0.1), GAMMA_MAX, BATCH_MAX)
+        assert low.verdict == "plausible" and low.required.set_index("gamma").loc[4, "at_alpha_high"] <= 0.65
+        assert low.yours_from == low.yours_up_to == 64
+        high = slowdown.check_slowdown(chosen, Claim(0.65, batch=64, alpha=0.9), GAMMA_MAX, BATCH_MAX)
+        assert high.verdict == "unlikely" and high.headline.key == "claims.slowdown.verdict.short"
+        assert high.required["at_alpha"].min() > 0.65  # no γ falls that low at α 0.9
+        # At α 0.6, γ 4 gives about 0.99×: only a longer draft makes it 0.65×, and the headline names the shortest.
+        middle = slowdown.check_slowdown(chosen, Claim(0.65, batch=64, alpha=0.6), GAMMA_MAX, BATCH_MAX)
+        longer = middle.headline.params["longer"]
+        speeds = middle.required.set_index("gamma")["at_alpha"]
+        assert middle.headline.key == "claims.slowdown.verdict.longer_draft"
+        assert speeds[longer] <= 0.65 < speeds[longer - 1]
+
+    def test_deeper_than_nothing_accepted_allows_is_impossible(self):
+        """0.05×: even γ 16 with every draft rejected gives more at the band's low edge."""
+        check = slowdown.check_slowdown(make_scenario(), Claim(0.05), GAMMA_MAX, BATCH_MAX)
+        assert check.verdict == "impossible" and math.isnan(check.holds_up_to)
+        deepest = check.headline.params["low"]
+        assert deepest > 0.05 and deepest == pytest.approx(check.required["floor_low"].min())
+
+    def test_no_batch_named_checks_the_slowest_and_says_the_range(self):
+        check = slowdown.check_slowdown(make_scenario(), Claim(0.65), GAMMA_MAX, BATCH_MAX)
+        floors = check.batches.set_index("batch")["floor"].dropna()  # γ 4's: a longer draft holds fewer
+        # The largest batch γ 4's draft leaves room for, one short of γ 1's: the slowest there.
+        assert check.floor["batch"] == floors.index.max() == check.memory_limit - 1
+        assert check.floor["speedup"] == pytest.approx(floors.min())
+        assert check.holds_from == 1 and check.holds_up_to == check.memory_limit
+
+    def test_a_batch_that_does_not_fit_gets_no_figure(self):
+        check = slowdown.check_slowdown(make_scenario(), Claim(0.5, batch=100_000), GAMMA_MAX, BATCH_MAX)
+        assert check.verdict == "impossible" and check.headline.key == "claims.verdict.no_fit"
+        assert math.isnan(check.floor["speedup"]) and check.batches.empty
+        assert slowdown.calculator_point(check) == {"batch": 100_000}
+
+    def test_the_claim_s_gamma_is_the_one_checked(self):
+        check = slowdown.check_slowdown(make_scenario(), Claim(0.65, batch=64, gamma=2), GAMMA_MAX, BATCH_MAX)
+        assert check.floor["gamma"] == 2 and list(check.required["gamma"]) == [2]
+        at_64 = check.batches.set_index("batch").loc[64]
+        assert at_64["floor"] == pytest.approx(check.required["floor"].iloc[0]) == pytest.approx(check.floor["speedup"])
