@@ -156,12 +156,7 @@ def scenario_sidebar(lang: str) -> None:
         del st.query_params[name]
     st.session_state.pop("scenario", None)
     try:
-        if not gpu.complete:
-            raise InputError("side.gpu_incomplete", gpu=gpu.name)
-        if tp * dp > 1 and not math.isfinite(gpu.link_gb_s):
-            raise InputError("side.no_link", gpu=gpu.name)
-        if not gpu.joins(tp * dp):  # past its scale-up domain, without a scale-out network to join more
-            raise InputError("side.beyond_domain", gpu=gpu.name, gpus=tp * dp, domain=int(gpu.scale_up_gpus))
+        scenario.check_hardware(gpu, tp, dp)
         if unread is not None:
             raise unread
         if target is not None and draft is not None and (mismatch := scenario.head_mismatch(target, draft)):

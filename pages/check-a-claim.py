@@ -90,9 +90,7 @@ chosen_workload = url_choice(st.selectbox, t("claims.workload", lang), ["none", 
 col_measure, col_value, col_at = st.columns(3)
 measure = url_choice(col_measure.selectbox, t("claims.measure", lang), ["none", *claims.MEASURES], "claim_measure",
                      format_func=lambda m: t(f"claims.measure.{m}", lang), help=t("claims.measure_help", lang))
-# Up to 100: a rate typed in percent, as vllm bench serve prints it, gets the library's words, not a
-# field the browser turns red without one.
-value = url_widget(col_value.number_input, t("claims.value", lang), 0.0, 100.0, key="claim_value",
+value = url_widget(col_value.number_input, t("claims.value", lang), 0.0, claims.MEASURED_VALUE_MAX, key="claim_value",
                    value=None, step=0.01, disabled=measure == "none")
 measured_gamma = url_widget(col_at.number_input, t("claims.measured_gamma", lang), 1, gamma_max,
                             key="claim_measured_gamma", value=claims.MEASURED_GAMMA, step=1,

@@ -238,6 +238,26 @@ def custom_draft(model: architecture.Model) -> step.Draft:
     return step.Draft("eagle3" if model.model_type == "eagle3" else "model", model)
 
 
+def check_hardware(gpu: roofline.GPU, tp: int, dp: int) -> None:
+    """Refuse what the step model cannot price: a GPU without its peak or bandwidth, or ``tp`` × ``dp``
+    of them that its links do not join (:meth:`specviz.model.roofline.GPU.joins`). The sidebar and every
+    command that reads a calculator link refuse it alike (a review: ``specviz calc`` had priced 16 A100s
+    in two groups of 8, which the sidebar refuses).
+
+    Raises
+    ------
+    InputError
+        ``scenario.gpu_incomplete``, ``scenario.no_link`` (several GPUs, no link figure) or
+        ``scenario.beyond_domain`` (more than its scale-up domain, no scale-out network).
+    """
+    if not gpu.complete:
+        raise InputError("scenario.gpu_incomplete", gpu=gpu.name)
+    if tp * dp > 1 and not math.isfinite(gpu.link_gb_s):
+        raise InputError("scenario.no_link", gpu=gpu.name)
+    if not gpu.joins(tp * dp):
+        raise InputError("scenario.beyond_domain", gpu=gpu.name, gpus=tp * dp, domain=int(gpu.scale_up_gpus))
+
+
 def head_mismatch(target: architecture.Model, draft: step.Draft) -> InputError | None:
     """Why a draft head cannot serve ``target``, or None: a head that reads another hidden size than
     the target's (:attr:`specviz.model.architecture.Model.reads_hidden_size`; an EAGLE-3 head's fc takes

@@ -42,6 +42,10 @@ def made_store(path: Path) -> str:
     return str(path)
 
 
+def link_gpu(link: str) -> str:
+    return dict(part.split("=") for part in link.split("&"))["gpu"]
+
+
 def run(capsys, *argv):
     code = cli.main(list(argv))
     out, err = capsys.readouterr()
@@ -178,6 +182,17 @@ class TestRooflineCommand:
                              "EAGLE3-SpecForge-gpt-oss-120b", "--batch", "8", "--alpha", "0.7", "--gamma", "3")
         (row,) = json.loads(out)
         assert code == 0 and not err and 0 < row["draft_step_ms"] < row["baseline_step_ms"] / 3
+
+    @pytest.mark.parametrize("link, key", [("gpu=A100-80GB&tp=8&dp=2&target=DeepSeek-V3", "scenario.beyond_domain"),
+                                           ("gpu=Intel-12th-gen-desktop&target=Qwen3-32B&tp=1", "scenario.gpu_incomplete")])
+    def test_a_split_the_sidebar_refuses_is_refused(self, capsys, link, key):
+        """16 A100s in two groups of 8 had been priced (1.44x) by calc and claim, where the sidebar refuses
+        them: the same check (scenario.check_hardware) for both (a review)."""
+        for command in ("calc", "claim"):
+            code, out, err = run(capsys, *((command, link) if command == "calc" else (command, "2x", link)))
+            assert code == 2 and out == ""
+            assert err.strip() == "specviz: error: " + i18n.t(key, "en", **{
+                "gpu": i18n.in_language(PRESETS.gpus[link_gpu(link)].name, "en"), "gpus": 16, "domain": 8})
 
     def test_its_memory_limit_is_calc_s(self, capsys):
         """One H100 holds 263 sequences of gpt-oss-120b with SpecForge's head (the head held without the
@@ -1055,6 +1070,13 @@ class TestFitCommand:
 
 
 class TestClaimCommand:
+    def test_a_link_s_rate_in_percent_gets_the_page_s_words(self, capsys):
+        """claim_value=80 had been "not one the Claims page takes", where the page takes up to 100 and says
+        that a rate is between 0 and 1 (a review)."""
+        code, out, err = run(capsys, "claim", "http://localhost:8501/check-a-claim?claim=2x&claim_measure=acceptance_rate"
+                                              "&claim_value=80")
+        assert code == 2 and out == "" and "give 70% as 0.70" in err
+
     def test_a_slowdown_is_the_page_s_check_of_it(self, capsys):
         """Seed 000's kind of claim, "35% slower at batch 64": the highest α at which it holds, as the
         Claims page names it (tests/test_app.py), and its other reading said."""

@@ -199,17 +199,17 @@ class TestPresetText:
 
     def test_a_message_shows_it_in_its_own_language(self):
         name = i18n.PresetText.from_row(self.ROW, "name")
-        assert "AWS Trainium2 (một chip)" in i18n.t("side.gpu_incomplete", "vi", gpu=name)
-        assert "AWS Trainium2 (one chip)" in i18n.t("side.gpu_incomplete", "en", gpu=name)
+        assert "AWS Trainium2 (một chip)" in i18n.t("scenario.gpu_incomplete", "vi", gpu=name)
+        assert "AWS Trainium2 (one chip)" in i18n.t("scenario.gpu_incomplete", "en", gpu=name)
 
     def test_markdown_shows_it_in_the_message_s_language(self):
         """md() and message() escaped a preset's text as its English string: the Claims page's verdict
         named the engine "vLLM V1 (CUDA graphs)" on the Vietnamese page."""
         name = i18n.PresetText("vLLM V1 (CUDA graphs)", {"vi": "vLLM V1 (có CUDA graphs)"})
-        assert i18n.md("side.gpu_incomplete", "vi", gpu=name) == i18n.t("side.gpu_incomplete", "vi",
+        assert i18n.md("scenario.gpu_incomplete", "vi", gpu=name) == i18n.t("scenario.gpu_incomplete", "vi",
                                                                        gpu="vLLM V1 \\(có CUDA graphs\\)")
-        assert "(CUDA graphs)" in i18n.message(Notice("side.gpu_incomplete", gpu=name), "en").replace("\\", "")
-        assert "có CUDA graphs" in i18n.message(Notice("side.gpu_incomplete", gpu=name), "vi")
+        assert "(CUDA graphs)" in i18n.message(Notice("scenario.gpu_incomplete", gpu=name), "en").replace("\\", "")
+        assert "có CUDA graphs" in i18n.message(Notice("scenario.gpu_incomplete", gpu=name), "vi")
 
     def test_survives_a_copy_and_a_pickle(self):
         import copy

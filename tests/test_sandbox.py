@@ -113,7 +113,7 @@ WRITES_IN_DISGUISE = [
     ("SELECT 1; DELETE FROM runs", "sql.count"),
     ("SELECT 1 -- a comment\n; DROP TABLE runs", "sql.count"),
     ("SELECT 1; SELECT 2", "sql.count"),
-    ("", "sql.count"),
+    ("", "sql.no_query"), ("-- only a comment", "sql.no_query"),
     ("SELEC 1", "sql.parse"),
     ("SELECT 'unterminated", "sql.parse"),
 ]

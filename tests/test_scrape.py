@@ -203,6 +203,9 @@ class TestCheckUrl:
         for url in ("localhost:8000/metrics", "vllm-0.internal:9105", "LOCALHOST:8000/", "127.0.0.1:8000/metrics"):
             error = refused(lambda: scrape.check_url(url), "scrape.no_scheme_port")
             assert i18n.t(error.key, "en", **error.params).endswith(f"did you mean http://{url}?")
+            # On a page, the suggestion is a code span, copied whole: after an escaped source it had been
+            # linked as http://127%5C.0%5C.0… (an analyst's pass).
+            assert i18n.message(error, "en").endswith(f"did you mean `http://{url}`?")
 
     def test_none_is_said_to_be_none(self):
         """An empty field had read ": this URL has no scheme", its source a blank (a browser pass)."""

@@ -410,3 +410,10 @@ class TestDecayFromRates:
             spec.decay_from_rates([0.8], 1)
         with pytest.raises(ValueError):
             spec.decay_from_rates([0.8, 1.2], 1)
+
+
+def test_histogram_shares_by_hand():
+    """spec.histogram_shares' example: 10, 30 and 60 steps accepting 0, 1 and 2 tokens."""
+    positions, zero = spec.histogram_shares([10, 30, 60])
+    np.testing.assert_allclose(positions, [0.9, 0.6])
+    assert zero == 0.1

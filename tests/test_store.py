@@ -1199,6 +1199,20 @@ class TestLiveTables:
         assert run.concurrency == pytest.approx((6 + 7 + 1) / 3)
         assert run.output_throughput == pytest.approx(1400 / 460)
 
+    def test_a_saved_run_leaves_idle_windows_out_of_its_load(self, db):
+        """An analyst's pass: three windows, one busy (12 running, 999 tokens/s), had been saved as
+        concurrency 4.0 and 370 tokens/s. Idle windows (nothing running, no token) are left out of the
+        load's figures and counted; the acceptance, from counts, is the same either way."""
+        scrapes = [(1000.0, exposition(100, [80, 60], running=0, generation=1000)),
+                   (1010.0, exposition(100, [80, 60], running=0, generation=1000)),
+                   (1020.0, exposition(200, [160, 120], running=12, generation=10990)),
+                   (1030.0, exposition(200, [160, 120], running=0, generation=10990))]
+        recorded(db, scrapes=scrapes)
+        db.save_live_run(SOURCE, 1000, at(1030))
+        run = db.runs().iloc[0]
+        assert (run.concurrency, run.output_throughput, run.duration_s) == (12.0, pytest.approx(999.0), 10.0)
+        assert json.loads(run.extra)["idle_windows"] == 2 and run.acceptance_rate == pytest.approx(140 / 200)
+
     def test_a_saved_run_s_inter_token_latency_is_the_whole_range_s(self, db):
         """An SRE's pass: the saved run had no ITL though its windows had p50 25 ms and p99 49.5 ms.
         Window 1's 100 gaps are all under 10 ms, window 2's 100 between 20 and 50 ms; over the range,

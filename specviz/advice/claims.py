@@ -63,7 +63,7 @@ from specviz.model import calibration, spec
 from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Scenario, knobs_off_preset, largest_batch
 
-__all__ = ["VERDICTS", "MEASURES", "MEASURED_GAMMA", "DEFAULT_CLAIM", "Claim", "ClaimCheck", "alpha_from_measurement",
+__all__ = ["VERDICTS", "MEASURES", "MEASURED_GAMMA", "MEASURED_VALUE_MAX", "DEFAULT_CLAIM", "Claim", "ClaimCheck", "alpha_from_measurement",
            "check_claim", "calculator_point", "required_at_costs", "check_at_costs", "required_as_shown", "claimed_batch", "claim_grid", "no_fit_notices"]
 
 VERDICTS = ("plausible", "conditional", "unlikely", "impossible")
@@ -71,6 +71,9 @@ VERDICTS = ("plausible", "conditional", "unlikely", "impossible")
 # tokens per step (the acceptance length).
 MEASURES = ("alpha", "acceptance_rate", "acceptance_length")
 MEASURED_GAMMA = 4  # the γ a measured acceptance rate or length is taken at where none is given
+# The most the Claims page's measured value takes: a rate typed in percent, as vllm bench serve prints
+# it, reaches alpha_from_measurement and gets its words, not a field the browser turns red without one.
+MEASURED_VALUE_MAX = 100.0
 # The Claims page's claim field's default, which its link leaves out: seed 003's "up to 3x".
 DEFAULT_CLAIM = "up to 3x"
 _BAD_MEASUREMENT = {"alpha": "claims.bad_alpha", "acceptance_rate": "claims.bad_acceptance_rate",

@@ -75,7 +75,7 @@ def _whole_up_to(setting: str) -> Callable[[str], int | None]:
 _CLAIM_FIELDS: dict[str, Callable[[str], Any]] = {
     "claim_batch": _whole_up_to("SPECVIZ_BATCH_MAX"), "claim_gamma": _whole_up_to("SPECVIZ_GAMMA_MAX"),
     "claim_measure": lambda text: text if text in ("none", *claims.MEASURES) else None,
-    "claim_value": lambda text: value if 0 <= (value := float(text)) <= settings.get("SPECVIZ_GAMMA_MAX") + 1 else None,
+    "claim_value": lambda text: value if 0 <= (value := float(text)) <= claims.MEASURED_VALUE_MAX else None,
     "claim_measured_gamma": _whole_up_to("SPECVIZ_GAMMA_MAX"), "claim_workload": str,
     # What the figure is over, as a sentence read on the page said it: (method, words).
     "claim_over": claim_over.over_from_link}

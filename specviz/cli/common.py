@@ -263,6 +263,7 @@ def linked_scenario(link: str, presets: scenario.Presets, overrides: dict[str, s
                                            for name, _ in from_link])))
     if faults:
         raise UsageError("cli.link", faults=listed(faults))
+    scenario.check_hardware(chosen.gpu, chosen.tp, chosen.dp)  # as the sidebar refuses it
     return chosen
 
 

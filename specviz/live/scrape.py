@@ -205,10 +205,12 @@ def check_url(url: str) -> str:
     source = shown(url)
     scheme = _scheme(url)
     if scheme is None:
-        raise ScrapeError("scrape.no_scheme_port" if _ADDRESS_PORT.match(url) else "scrape.no_scheme", source=source)
+        if _ADDRESS_PORT.match(url):
+            raise ScrapeError("scrape.no_scheme_port", source=source, suggested=f"http://{source}")
+        raise ScrapeError("scrape.no_scheme", source=source)
     if scheme not in _SCHEMES:
         if _HOST_PORT.match(url):  # "localhost:9105/metrics": a host and its port, the scheme left out
-            raise ScrapeError("scrape.no_scheme_port", source=source)
+            raise ScrapeError("scrape.no_scheme_port", source=source, suggested=f"http://{source}")
         raise ScrapeError("scrape.scheme", source=source, scheme=shown(scheme)[:20])
     if any(not c.isprintable() or c.isspace() for c in url):
         raise ScrapeError("scrape.bad_url", source=source)
@@ -569,7 +571,7 @@ def fetch_source(source: str, limits: Limits | None = None) -> Scraped:
     except ScrapeError as exc:
         if exc.key == "scrape.no_file" and _ADDRESS_PORT.match(source.strip()):
             # "127.0.0.1:9102/metrics": a URL without its scheme, not a missing file (an SRE's pass).
-            raise ScrapeError("scrape.no_scheme_port", source=name) from None
+            raise ScrapeError("scrape.no_scheme_port", source=name, suggested=f"http://{name}") from None
         raise
     return Scraped(exposition_text(data, name), source)
 

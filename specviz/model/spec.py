@@ -27,6 +27,7 @@ from specviz.errors import InputError
 __all__ = [
     "expected_tokens",
     "expected_tokens_chain",
+    "histogram_shares",
     "position_rates",
     "decay_from_rates",
     "step_cost",
@@ -285,6 +286,31 @@ def expected_tokens_chain(rates: ArrayLike) -> float | np.ndarray:
     if r.ndim == 0 or r.shape[-1] == 0:
         raise InputError("spec.rates_empty")
     return _out(1.0 + np.cumprod(r, axis=-1).sum(axis=-1))
+
+
+def histogram_shares(steps_by_accepted: ArrayLike) -> tuple[np.ndarray, float]:
+    """From the verify steps that accepted j = 0, 1, …, γ draft tokens (``steps_by_accepted[j]``): the
+    share of steps that accepted position i, i = 1 … γ, and the share that accepted none.
+
+    .. math:: p_i = \\frac{\\sum_{j \\ge i} n_j}{\\sum_j n_j}, \\qquad z = \\frac{n_0}{\\sum_j n_j}
+
+    A step that accepted j tokens accepted positions 1 … j, as vLLM's ``num_accepted_tokens_per_pos``
+    counts them (AIPerf's and vLLM's per-request acceptance histograms, and a run's zero-accept share,
+    seed 002's "15–30 % of iterations accepted zero tokens").
+
+    Parameters
+    ----------
+    steps_by_accepted : array_like
+        Counts, one per number of accepted tokens from 0, with a positive finite sum.
+
+    Examples
+    --------
+    10 steps accepting 0, 30 accepting 1 and 60 accepting 2: positions accepted by 0.90 and 0.60 of
+    the steps, none by 0.10.
+    """
+    counts = np.asarray(steps_by_accepted, dtype=float)
+    total = counts.sum()
+    return np.cumsum(counts[::-1])[::-1][1:] / total, float(counts[0] / total)
 
 
 def step_cost(gamma: ArrayLike, verify_cost: ArrayLike = 1.0,

@@ -218,7 +218,7 @@ def check_sql(sql: str, max_chars: int = 20_000) -> None:
     Raises
     ------
     QueryError
-        ``sql.too_long``, ``sql.parse``, ``sql.count``, ``sql.kind``, ``sql.multi``, ``sql.explain_analyze``,
+        ``sql.too_long``, ``sql.parse``, ``sql.no_query``, ``sql.count``, ``sql.kind``, ``sql.multi``, ``sql.explain_analyze``,
         ``sql.not_a_query``, ``sql.modifies`` or ``sql.denied_function``.
     """
     import duckdb
@@ -230,6 +230,8 @@ def check_sql(sql: str, max_chars: int = 20_000) -> None:
             statements = parser.extract_statements(sql)
         except duckdb.Error as exc:
             raise QueryError("sql.parse", detail=_scrub(str(exc))) from None
+        if not statements:  # a blank box, or comments alone: no query, not "0 statements" (an analyst's pass)
+            raise QueryError("sql.no_query")
         if len(statements) != 1:
             raise QueryError("sql.count", count=len(statements))
         try:

@@ -54,6 +54,7 @@ import numpy as np
 import pandas as pd
 
 from specviz.errors import Notice
+from specviz.model import spec
 
 from .base import Format, IngestError, Parsed, RunBuilder, dig, number, request_extra
 from .source import Source
@@ -150,10 +151,9 @@ def _acceptance(run: RunBuilder, specs: list[dict[str, Any]], columns: dict[str,
             # 'np.float64(nan)', a figure of specviz's own arithmetic, not of the file).
             run.warn_once("warn.histogram_overflow", "acceptance_histogram")
         elif total > 0:
-            # steps that accepted at least p draft tokens, for p = 1 … γ
-            run.set("per_position_acceptance", list(np.cumsum(histogram[::-1])[::-1][1:] / total),
-                    source="acceptance_histogram")
-            run.set("zero_accept_rate", histogram[0] / total, source="acceptance_histogram")
+            positions, zero = spec.histogram_shares(histogram)
+            run.set("per_position_acceptance", list(positions), source="acceptance_histogram")
+            run.set("zero_accept_rate", zero, source="acceptance_histogram")
     elif known.size > 1:
         run.keep("num_spec_tokens", known.tolist())
 

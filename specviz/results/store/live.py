@@ -180,8 +180,17 @@ def _live_run(frame: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
     reading at the end of a long window (a gap in polling) had stood for all of it (a saved run's
     concurrency 2.99 where the server ran 6.6). The engines' own acceptance gauges (SGLang reports
     acceptance only so) are averaged over time where no counts exist, and ``extra`` says so;
-    TensorRT-LLM's draft overhead, where it has one, is in ``extra.mean_draft_overhead``."""
-    seconds = (frame.time_end - frame.time_start).dt.total_seconds()
+    TensorRT-LLM's draft overhead, where it has one, is in ``extra.mean_draft_overhead``.
+
+    A window in which the server was idle (nothing running at its end and no token generated in it)
+    is left out of the run's concurrency, throughput, duration and waiting requests, and counted in
+    ``extra.idle_windows``: a benchmark's figures are those of its load, and three windows of which
+    one ran 12 requests at 999 tokens/s had been saved as concurrency 4.0 and 370 tokens/s (an
+    analyst's pass). Its counts are none, so the acceptance is the same either way."""
+    seconds_of = lambda windows: (windows.time_end - windows.time_start).dt.total_seconds()
+    idle = (frame.generation_throughput.fillna(1.0) == 0) & (frame.running_requests.fillna(1.0) == 0)
+    busy = frame[~idle] if not idle.all() else frame
+    seconds = seconds_of(frame)
     drafts, draft_tokens, accepted = (float(frame[c].sum()) if frame[c].notna().any() else None
                                       for c in ("drafts", "draft_tokens", "accepted_tokens"))
     extra: dict[str, Any] = {"windows": len(frame), "counter_resets": int(frame.counter_reset.fillna(False).sum()),
@@ -209,16 +218,18 @@ def _live_run(frame: pd.DataFrame) -> tuple[dict[str, Any], dict[str, Any]]:
         extra["alpha_iid"] = float(spec.alpha_from_acceptance_length(length, round(gamma)))
     if gamma is not None and not whole:
         extra["num_speculative_tokens_mean"] = gamma
-    extra["mean_waiting_requests"] = _reading_mean(frame.waiting_requests)
+    if idle.any() and not idle.all():
+        extra["idle_windows"] = int(idle.sum())
+    extra["mean_waiting_requests"] = _reading_mean(busy.waiting_requests)
     extra["max_kv_cache_usage"] = None if frame.kv_cache_usage.isna().all() else float(frame.kv_cache_usage.max())
     if frame.draft_overhead.notna().any():  # TensorRT-LLM's gauge: one iteration's value a window
         extra["mean_draft_overhead"] = _reading_mean(frame.draft_overhead)
     run = {"engine": _RUN_ENGINE.get(frame.engine.iloc[0], frame.engine.iloc[0]),
            "target_model": frame.model.iloc[0] or None, "workload": "live",
            "num_speculative_tokens": round(gamma) if whole else None,
-           "concurrency": _reading_mean(frame.running_requests),
-           "output_throughput": _weighted(frame.generation_throughput, seconds),
-           "duration_s": float(seconds[~frame.counter_reset.fillna(False).astype(bool)].sum()),
+           "concurrency": _reading_mean(busy.running_requests),
+           "output_throughput": _weighted(busy.generation_throughput, seconds_of(busy)),
+           "duration_s": float(seconds_of(busy)[~busy.counter_reset.fillna(False).astype(bool)].sum()),
            "acceptance_rate": rate, "acceptance_length": length,
            "per_position_acceptance": per_position, "zero_accept_rate": zero}
     return run, extra

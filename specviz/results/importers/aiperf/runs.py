@@ -19,6 +19,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from specviz.model import spec
+
 from ..base import PERCENT, RunBuilder, dig, number
 
 # AIPerf's time units (MetricTimeUnit), in milliseconds and in seconds; its rates' units.
@@ -55,7 +57,7 @@ def histogram_figures(histogram: Any, gamma: float | None = None) -> tuple[list[
         return None, zero
     counts = np.zeros(int(positions) + 1)
     np.add.at(counts, accepted, steps)
-    return (np.cumsum(counts[::-1])[::-1][1:] / total).tolist(), zero
+    return spec.histogram_shares(counts)[0].tolist(), zero
 
 
 def _agreed(values: Iterable[Any]) -> Any:
