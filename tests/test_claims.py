@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, i18n, workload
-from specviz.advice import claim_over, claim_verdict, claim_words, claims, draft_length, evidence
+from specviz.advice import claim_over, claim_sentence, claim_verdict, claim_words, claims, draft_length, evidence
 from specviz.errors import Notice, SpecvizError
 from specviz.model import mtp, spec
 from specviz.results import explorer
@@ -173,7 +173,7 @@ class TestClaimedBatch:
 
 class TestReadSentence:
     def test_a_slides_sentence(self):
-        reading = claim_words.read_sentence(
+        reading = claim_sentence.read_sentence(
             "Up to 3.2x faster decoding with speculative decoding on H100 (Llama-3.1-70B, EAGLE-3)", PRESETS)
         assert (reading.speedup, reading.gpu, reading.target, reading.draft) == (3.2, "H100-SXM", "Llama-3.1-70B", "eagle3")
         assert reading.batch is None and reading.dataset is None
@@ -189,7 +189,7 @@ class TestReadSentence:
         ("Qwen3 2x faster", 2.0),  # no preset's key goes on past "qwen32x"
     ])
     def test_a_figure_that_begins_a_model_s_name_is_not_the_claim(self, text, speedup):
-        assert claim_words.read_sentence(text, PRESETS).speedup == speedup
+        assert claim_sentence.read_sentence(text, PRESETS).speedup == speedup
 
     @pytest.mark.parametrize("text, expected", [
         # Mixtral's "8x7B" is a name, not the claim; a batch, a dataset and the temperature stated.
@@ -206,7 +206,7 @@ class TestReadSentence:
                                                       "output_length", "acceptance"))),
     ])
     def test_what_each_states_and_leaves_out(self, text, expected):
-        reading = claim_words.read_sentence(text, PRESETS)
+        reading = claim_sentence.read_sentence(text, PRESETS)
         assert (reading.speedup, reading.batch, reading.gpu, reading.target, reading.draft, reading.dataset,
                 reading.unstated) == expected
 
@@ -219,7 +219,7 @@ class TestReadSentence:
         # Not a draft length: a count of GPUs, a model's name, a top-k, one past the longest draft weighed.
         ("2x on 8 GPUs with Llama-3 8B", None), ("2x with top-k=3", None), ("2x with 99 draft tokens", None)])
     def test_the_draft_length_a_sentence_names(self, text, gamma):
-        assert claim_words.read_sentence(text, PRESETS).gamma == gamma
+        assert claim_sentence.read_sentence(text, PRESETS).gamma == gamma
 
     @pytest.mark.parametrize("text, gpu, other_gpus, batch, other_batches", [
         ("MTP doubles DeepSeek-V3 throughput on 8x H200 and 8x B200 at batch 32", "H200", ("B200",), 32, ()),
@@ -235,7 +235,7 @@ class TestReadSentence:
     def test_the_gpus_and_batches_a_check_leaves_out(self, text, gpu, other_gpus, batch, other_batches):
         """A manager's pass: "on 8x H200 and 8x B200" was checked on the H200 and "at batch 1, 32 and
         256" at batch 1, the rest dropped without a word; they are read, to be said."""
-        reading = claim_words.read_sentence(text, PRESETS)
+        reading = claim_sentence.read_sentence(text, PRESETS)
         assert (reading.gpu, reading.other_gpus, reading.batch, reading.other_batches) == (
             gpu, other_gpus, batch, other_batches)
 
@@ -257,19 +257,19 @@ class TestReadSentence:
     def test_the_context_a_sentence_names(self, text, context):
         """A browser pass: "context 8k" was read as nothing, and the check of a batch that does not fit
         at 8,192 tokens was worked at the page's 1,024, where it does."""
-        reading = claim_words.read_sentence(text, PRESETS)
+        reading = claim_sentence.read_sentence(text, PRESETS)
         assert (reading.context, reading.context_beyond) == (context, None)
         assert ("context" in reading.unstated) == (context is None)
 
     def test_a_context_past_the_longest_weighed_is_said_not_dropped(self):
-        reading = claim_words.read_sentence("2x with 1M context", PRESETS)
+        reading = claim_sentence.read_sentence("2x with 1M context", PRESETS)
         assert (reading.context, reading.context_beyond) == (None, 1024 ** 2) and "context" not in reading.unstated
 
     @pytest.mark.parametrize("text, beyond", [("2x with 99 draft tokens", 99), ("2x, num_speculative_tokens=17", 17),
                                               ("2x with γ=0", 0), ("2x with 5 draft tokens", None)])
     def test_a_draft_length_outside_the_weighed_ones_is_said_not_dropped(self, text, beyond):
         """An attack pass: "num_speculative_tokens=17" and "γ=0" were left out without a word."""
-        reading = claim_words.read_sentence(text, PRESETS)
+        reading = claim_sentence.read_sentence(text, PRESETS)
         assert reading.gamma_beyond == beyond and (reading.gamma is None) == (beyond is not None)
 
     @pytest.mark.parametrize("text, engine", [
@@ -280,9 +280,9 @@ class TestReadSentence:
         ("Compared to vLLM, SGLang with EAGLE-3 is 3x faster on H100", "sglang"), ("2x on H100", None)])
     def test_the_engine_a_sentence_measured(self, text, engine):
         """A browser pass: "… with TensorRT-LLM" had been weighed at vLLM V1's costs without a word."""
-        reading = claim_words.read_sentence(text, PRESETS)
+        reading = claim_sentence.read_sentence(text, PRESETS)
         assert reading.engine == engine
-        assert claim_words.sentence_choices(reading, PRESETS, "Qwen3-32B")[0].get("engine") == engine
+        assert claim_sentence.sentence_choices(reading, PRESETS, "Qwen3-32B")[0].get("engine") == engine
 
     @pytest.mark.parametrize("text, precision, set_as", [
         ("3x on Llama 4 Scout with FP4 on GB200", "nvfp4", "nvfp4"),
@@ -300,8 +300,8 @@ class TestReadSentence:
         ("Kimi-K2.5 INT4 runs 2x faster", "int4-weights", "checkpoint"),
         ("2x faster in BF16 on Qwen3-32B", "bf16", "checkpoint"), ("2x on H100", None, None)])
     def test_the_precision_a_sentence_names(self, text, precision, set_as):
-        reading = claim_words.read_sentence(text, PRESETS)
-        choices, _ = claim_words.sentence_choices(reading, PRESETS, reading.target or "Qwen3-32B")
+        reading = claim_sentence.read_sentence(text, PRESETS)
+        choices, _ = claim_sentence.sentence_choices(reading, PRESETS, reading.target or "Qwen3-32B")
         assert (reading.precision, choices.get("precision")) == (precision, set_as)
 
     @pytest.mark.parametrize("text, speedup", [("2x slower", 0.5), ("two times slower", 0.5), ("3x higher latency", 1 / 3),
@@ -309,7 +309,7 @@ class TestReadSentence:
     def test_a_slowdown_is_read_as_one_not_as_a_speedup(self, text, speedup):
         """An attack pass had found each read as a speedup of its figure; refused then, a slowdown is now
         read as the figure below 1 it is (tests/test_slowdown.py checks it)."""
-        assert claim_words.read_sentence(text, PRESETS).speedup == pytest.approx(speedup)
+        assert claim_sentence.read_sentence(text, PRESETS).speedup == pytest.approx(speedup)
 
     @pytest.mark.parametrize("text", [
         # An attack pass: each was read as a speedup of its figure. The slowdowns among them that are not
@@ -322,7 +322,7 @@ class TestReadSentence:
         "chậm gấp 2 lần", "chậm gấp ba lần"])
     def test_a_slowdown_or_another_ratio_is_no_speedup(self, text):
         with pytest.raises(SpecvizError) as raised:
-            claim_words.read_sentence(text, PRESETS)
+            claim_sentence.read_sentence(text, PRESETS)
         assert raised.value.key == "claims.no_speed_figure"
 
     @pytest.mark.parametrize("text, speedup", [
@@ -333,13 +333,13 @@ class TestReadSentence:
     def test_the_speed_word_belongs_to_its_own_figure(self, text, speedup):
         """The word of speed is looked for up to the next figure or clause, not 24 characters on: "2x the
         cost, 1.5x faster" had given 2x."""
-        assert claim_words.read_sentence(text, PRESETS).speedup == speedup
+        assert claim_sentence.read_sentence(text, PRESETS).speedup == speedup
 
     @pytest.mark.parametrize("text, precision, kv", [
         ("2x faster with FP8 KV with BF16 weights", "bf16", "fp8"), ("2x faster with an FP8 KV cache", None, "fp8"),
         ("2x faster with FP4 KV cache on B200", None, None), ("2x faster in FP8", "fp8-weights", None)])
     def test_the_kv_caches_format_is_not_the_weights(self, text, precision, kv):
-        reading = claim_words.read_sentence(text, PRESETS)
+        reading = claim_sentence.read_sentence(text, PRESETS)
         assert (reading.precision, reading.kv) == (precision, kv)
 
     @pytest.mark.parametrize("text", ["1.5x faster at batch 1025", "1.5x faster at batch 1,025",
@@ -347,7 +347,7 @@ class TestReadSentence:
     def test_a_batch_past_the_largest_weighed_is_refused_as_the_field_refuses_it(self, text):
         """"batch 1,025" had been read as batch 1 (a second pass)."""
         with pytest.raises(SpecvizError) as raised:
-            claim_words.read_sentence(text, PRESETS)
+            claim_sentence.read_sentence(text, PRESETS)
         assert raised.value.key == "claims.batch_too_large" and raised.value.params["batch"] in (1025, 1500)
         assert claim_words.batch_in_words("2x at batch 1,000, temperature 0") == 1000
         assert claim_words.batch_in_words("2x at batch 64, 1,000 prompts") == 64
@@ -361,16 +361,16 @@ class TestReadSentence:
         assert str(raised.value).startswith("The claim names batch 1e+23, beyond the largest")
         for text in ("3x at batch 0", "2x with 0 concurrent requests"):
             with pytest.raises(SpecvizError) as raised:
-                claim_words.read_sentence(text, PRESETS)
+                claim_sentence.read_sentence(text, PRESETS)
             assert raised.value.key == "claims.batch_zero", text
 
     @pytest.mark.parametrize("text", ["2x faster with top k=8 sampling", "2x faster, temperature 0.7, k=8"])
     def test_a_lower_case_k_is_no_draft_length(self, text):
-        assert claim_words.read_sentence(text, PRESETS).gamma is None
+        assert claim_sentence.read_sentence(text, PRESETS).gamma is None
 
     def test_a_refused_sentence_is_quoted_to_a_word_boundary(self):
         with pytest.raises(SpecvizError) as raised:
-            claim_words.read_sentence("Speculative decoding makes generation much faster than before on a GB200 "
+            claim_sentence.read_sentence("Speculative decoding makes generation much faster than before on a GB200 "
                                       "NVL72 rack", PRESETS)
         assert raised.value.params["text"] == "Speculative decoding makes generation much faster than…"
 
@@ -381,7 +381,7 @@ class TestReadSentence:
         # A figure of speed comes first; "49%" of a range had been read as 1.49× faster.
         ("2x faster at batch 1 and 30% slower at batch 256 on H100", 2.0, 1)])
     def test_a_sentence_s_slowdown_is_read_where_it_names_no_gain(self, text, speedup, batch):
-        reading = claim_words.read_sentence(text, PRESETS)
+        reading = claim_sentence.read_sentence(text, PRESETS)
         assert (reading.speedup, reading.batch) == (pytest.approx(speedup), batch)
 
     @pytest.mark.parametrize("text, key", [("much faster decoding on H100", "claims.unreadable"),
@@ -389,7 +389,7 @@ class TestReadSentence:
                                            ("", "claims.sentence_empty"), (" \n\t ", "claims.sentence_empty")])
     def test_no_figure_or_a_bad_one_is_said(self, text, key):
         with pytest.raises(SpecvizError) as raised:
-            claim_words.read_sentence(text, PRESETS)
+            claim_sentence.read_sentence(text, PRESETS)
         assert raised.value.key == key
 
     @pytest.mark.parametrize("text, key, params", [
@@ -410,13 +410,13 @@ class TestReadSentence:
     ])
     def test_a_figure_is_read_whole_with_its_sign_and_exponent(self, text, key, params):
         with pytest.raises(SpecvizError) as raised:
-            claim_words.read_sentence(text, PRESETS)
+            claim_sentence.read_sentence(text, PRESETS)
         assert (raised.value.key, raised.value.params) == (key, params)
 
     @pytest.mark.parametrize("text, speedup", [("EAGLE-3 gives 2.5x on gpt-oss-120b at batch 64 on B200", 2.5),
                                                ("up to 2.5e0x on Llama-3.1-70B", 2.5)])
     def test_names_with_hyphens_keep_their_figure(self, text, speedup):
-        assert claim_words.read_sentence(text, PRESETS).speedup == speedup
+        assert claim_sentence.read_sentence(text, PRESETS).speedup == speedup
 
 
 class TestAlphaFromMeasurement:
@@ -967,7 +967,7 @@ class TestSpeculationSaid:
     def test_whether_the_figure_is_said_to_be_speculation_s(self, sentence, said):
         """One engine over another may be faster for anything else: said where the sentence names neither
         a drafting method nor speculation (a manager's pass)."""
-        assert claim_words.read_sentence(sentence, PRESETS).speculation_said is said
+        assert claim_sentence.read_sentence(sentence, PRESETS).speculation_said is said
 
 
 class TestEagle3HeadPastItsTraining:
@@ -1234,7 +1234,7 @@ class TestSentencesAsVendorsWriteThem:
         ("Qwen3-Coder-480B runs 2x faster with EAGLE-3", 2.0, None, "Qwen3-Coder-480B-A35B", "eagle3"),
     ])
     def test_the_figure_batch_model_and_method(self, sentence, speedup, batch, target, draft):
-        read = claim_words.read_sentence(sentence, PRESETS)
+        read = claim_sentence.read_sentence(sentence, PRESETS)
         assert (read.speedup, read.batch, read.target, read.draft) == (speedup, batch, target, draft)
 
     @pytest.mark.parametrize("sentence, draft, baseline", [
@@ -1256,7 +1256,7 @@ class TestSentencesAsVendorsWriteThem:
         ("Up to 3.2x faster decoding with speculative decoding on H100 (Llama-3.1-70B, EAGLE-3)", "eagle3", None),
     ])
     def test_a_figure_over_another_method_is_read_with_its_baseline(self, sentence, draft, baseline):
-        read = claim_words.read_sentence(sentence, PRESETS)
+        read = claim_sentence.read_sentence(sentence, PRESETS)
         assert (read.draft, read.baseline) == (draft, baseline)
 
     def test_a_name_inside_a_longer_one_is_the_longer_ones(self):
@@ -1264,9 +1264,9 @@ class TestSentencesAsVendorsWriteThem:
                                                                           ("eagle", False)]
 
     def test_a_sentence_naming_no_model_or_gpu_asks_for_them(self):
-        read = claim_words.read_sentence("4x faster inference with our draft model", PRESETS)
+        read = claim_sentence.read_sentence("4x faster inference with our draft model", PRESETS)
         assert read.unstated[:2] == ("model", "hardware")
-        named = claim_words.read_sentence("Up to 3.2x faster decoding with speculative decoding on H100 "
+        named = claim_sentence.read_sentence("Up to 3.2x faster decoding with speculative decoding on H100 "
                                      "(Llama-3.1-70B, EAGLE-3)", PRESETS)
         assert "model" not in named.unstated and "hardware" not in named.unstated
 
@@ -1296,7 +1296,7 @@ class TestPublishedSentences:
         ("EAGLE 3x faster on H100", 3.0, "eagle"),
     ])
     def test_eagle_3_written_with_a_space_is_eagle_3(self, sentence, speedup, draft):
-        read = claim_words.read_sentence(sentence, PRESETS)
+        read = claim_sentence.read_sentence(sentence, PRESETS)
         assert (read.speedup, read.draft) == (speedup, draft)
 
     @pytest.mark.parametrize("sentence, gpu", [
@@ -1310,7 +1310,7 @@ class TestPublishedSentences:
         ("MTP gives 1.8x speedup for DeepSeek-R1 on 8x H200 at 32 concurrent requests", "H200"),
     ])
     def test_a_gpu_named_in_several_words_is_read(self, sentence, gpu):
-        read = claim_words.read_sentence(sentence, PRESETS)
+        read = claim_sentence.read_sentence(sentence, PRESETS)
         assert read.gpu == gpu and "hardware" not in read.unstated
 
     @pytest.mark.parametrize("sentence, gpu, words", [
@@ -1336,7 +1336,7 @@ class TestPublishedSentences:
         ("Up to 3x faster on H100 NVL with Llama-3.1-70B and EAGLE-3", "H100-SXM", "H100"),
     ])
     def test_a_gpu_family_is_read_as_one_gpu_and_said_to_be_assumed(self, sentence, gpu, words):
-        read = claim_words.read_sentence(sentence, PRESETS)
+        read = claim_sentence.read_sentence(sentence, PRESETS)
         assert (read.gpu, read.gpu_words) == (gpu, words) and "hardware" not in read.unstated
 
     @pytest.mark.parametrize("sentence, target, words", [
@@ -1346,7 +1346,7 @@ class TestPublishedSentences:
         ("3x with EAGLE-3 for Llama-3.1-70B on H100", "Llama-3.1-70B", None),
         ("3x on H100", None, None)])
     def test_a_checkpoint_read_as_the_preset_of_its_architecture_is_said(self, sentence, target, words):
-        read = claim_words.read_sentence(sentence, PRESETS)
+        read = claim_sentence.read_sentence(sentence, PRESETS)
         assert (read.target, read.target_words) == (target, words)
 
     @pytest.mark.parametrize("sentence, gpus, split", [
@@ -1365,8 +1365,8 @@ class TestPublishedSentences:
         ("up to 3x faster at batch 64 on H100 80GB for Llama 3.3 70B", None, None),
     ])
     def test_a_count_of_gpus_is_read_and_split(self, sentence, gpus, split):
-        read = claim_words.read_sentence(sentence, PRESETS)
-        choices, _ = claim_words.sentence_choices(read, PRESETS, read.target or "Qwen3-32B")
+        read = claim_sentence.read_sentence(sentence, PRESETS)
+        choices, _ = claim_sentence.sentence_choices(read, PRESETS, read.target or "Qwen3-32B")
         assert read.gpus == gpus
         assert (None if "tp" not in choices else (choices["tp"], choices["dp"])) == split
 
@@ -1377,7 +1377,7 @@ class TestPublishedSentences:
         ("2x faster than Hopper with EAGLE-3", None, "Hopper"),  # the claim's own GPU: a question
     ])
     def test_the_gpu_compared_with_is_not_the_claims(self, sentence, gpu, over):
-        read = claim_words.read_sentence(sentence, PRESETS)
+        read = claim_sentence.read_sentence(sentence, PRESETS)
         assert (read.gpu, read.over_words) == (gpu, over)
         assert ("hardware" in read.unstated) == (gpu is None)
 
@@ -1396,7 +1396,7 @@ class TestPublishedSentences:
         ("Kimi K2.6 on 4x GB200: 2.03x higher per-user output throughput at concurrency 1", False),
     ])
     def test_throughput_at_the_same_speed_per_user_is_said(self, sentence, same_speed):
-        read = claim_words.read_sentence(sentence, PRESETS)
+        read = claim_sentence.read_sentence(sentence, PRESETS)
         assert read.same_speed == same_speed and "equal_footing" not in read.unstated
 
     @pytest.mark.parametrize("sentence, target, draft", [
@@ -1408,16 +1408,16 @@ class TestPublishedSentences:
          "eagle3"),
     ])
     def test_a_model_named_as_the_draft_is_the_draft(self, sentence, target, draft):
-        read = claim_words.read_sentence(sentence, PRESETS)
+        read = claim_sentence.read_sentence(sentence, PRESETS)
         assert (read.target, read.draft) == (target, draft) and "method" not in read.unstated
-        choices, unused = claim_words.sentence_choices(read, PRESETS, target)
+        choices, unused = claim_sentence.sentence_choices(read, PRESETS, target)
         assert choices["draft"] == draft and unused is None
 
     def test_a_draft_named_alone_is_no_unknown_target(self):
         """It had been said to be "not among specviz's models" while applied as the draft (an attack pass)."""
-        read = claim_words.read_sentence("3x faster on H100 drafted by Llama-3.2-1B", PRESETS)
+        read = claim_sentence.read_sentence("3x faster on H100 drafted by Llama-3.2-1B", PRESETS)
         assert (read.target, read.draft, read.unknown_model) == (None, "Llama-3.2-1B", None)
-        read = claim_words.read_sentence("3x on H100 with a Llama-3.2-1B draft for Mistral-Large-123B", PRESETS)
+        read = claim_sentence.read_sentence("3x on H100 with a Llama-3.2-1B draft for Mistral-Large-123B", PRESETS)
         assert (read.draft, read.unknown_model) == ("Llama-3.2-1B", "Mistral-Large-123B")
 
     @pytest.mark.parametrize("sentence, model", [
@@ -1447,7 +1447,7 @@ class TestPublishedSentences:
         ("TinyLlama 7B gets 2x on H100", "TinyLlama 7B"), ("Qwen3 Next 32B gets 2x on H100", "Next 32B"),
     ])
     def test_a_model_that_is_no_preset_is_named_back(self, sentence, model):
-        read = claim_words.read_sentence(sentence, PRESETS)
+        read = claim_sentence.read_sentence(sentence, PRESETS)
         assert read.unknown_model == model
         assert ("model" in read.unstated) == (model is None and read.target is None)
 
@@ -1465,21 +1465,21 @@ class TestPublishedSentences:
     ])
     def test_a_percentage_of_a_reduction_is_not_read_as_a_speedup(self, sentence):
         with pytest.raises(SpecvizError) as raised:
-            claim_words.read_sentence(sentence, PRESETS)
+            claim_sentence.read_sentence(sentence, PRESETS)
         # Named, not "is not a speedup: write it as a number and x", which it is.
         assert raised.value.key == "claims.no_speed_figure" and "%" in raised.value.params["figures"]
 
     def test_a_speedup_beside_a_reduction_is_read(self):
-        assert claim_words.read_sentence("30% lower cost and 2x faster decoding on H100", PRESETS).speedup == 2.0
-        assert claim_words.read_sentence("2x lower latency on H100 with EAGLE-3", PRESETS).speedup == 2.0
-        assert claim_words.read_sentence("lower cost, 80% faster on H100", PRESETS).speedup == 1.8
-        assert claim_words.read_sentence("Speculative decoding cuts costs and is 50% faster on H100", PRESETS).speedup == 1.5
-        assert claim_words.read_sentence("Tăng tốc 80% với EAGLE-3 trên H100", PRESETS).speedup == 1.8
+        assert claim_sentence.read_sentence("30% lower cost and 2x faster decoding on H100", PRESETS).speedup == 2.0
+        assert claim_sentence.read_sentence("2x lower latency on H100 with EAGLE-3", PRESETS).speedup == 2.0
+        assert claim_sentence.read_sentence("lower cost, 80% faster on H100", PRESETS).speedup == 1.8
+        assert claim_sentence.read_sentence("Speculative decoding cuts costs and is 50% faster on H100", PRESETS).speedup == 1.5
+        assert claim_sentence.read_sentence("Tăng tốc 80% với EAGLE-3 trên H100", PRESETS).speedup == 1.8
 
     def test_acceleration_is_a_word_of_speed(self):
         # z-lab's DFlash page: the figure over EAGLE-3 (2.5x, beside "faster") had been taken for
         # the one over plain decoding (6.17x, beside "acceleration").
-        read = claim_words.read_sentence("DFlash achieves up to 6.17× lossless acceleration for Qwen3-8B, nearly 2.5× "
+        read = claim_sentence.read_sentence("DFlash achieves up to 6.17× lossless acceleration for Qwen3-8B, nearly 2.5× "
                                     "faster than the state-of-the-art speculative decoding method EAGLE-3", PRESETS)
         assert (read.speedup, read.draft) == (6.17, "block")
 
@@ -1495,10 +1495,10 @@ class TestPublishedSentences:
     def test_a_speed_of_training_is_not_a_speedup_of_decoding(self, sentence, speedup):
         if speedup is None:
             with pytest.raises(SpecvizError) as raised:
-                claim_words.read_sentence(sentence, PRESETS)
+                claim_sentence.read_sentence(sentence, PRESETS)
             assert raised.value.key == "claims.no_speed_figure" and raised.value.params["figures"] == "up to 9.9x"
         else:
-            assert claim_words.read_sentence(sentence, PRESETS).speedup == speedup
+            assert claim_sentence.read_sentence(sentence, PRESETS).speedup == speedup
 
     @pytest.mark.parametrize("sentence, batch", [
         # "single request" is how posts say batch 1; it had been asked for ("At what batch...?").
@@ -1508,7 +1508,7 @@ class TestPublishedSentences:
         ("2x faster on a single GPU", None),
     ])
     def test_a_single_request_is_batch_1(self, sentence, batch):
-        read = claim_words.read_sentence(sentence, PRESETS)
+        read = claim_sentence.read_sentence(sentence, PRESETS)
         assert (read.speedup, read.batch) == (2.0, batch)
         assert ("batch" in read.unstated) == (batch is None)
 
@@ -1554,7 +1554,7 @@ class TestOverWhat:
         ("3x faster, reaching over 1,000 TPS per user", None), ("more than 2x faster with EAGLE-3 on H100", None),
         ("Up to 3.2x faster decoding with speculative decoding on H100 (Llama-3.1-70B, EAGLE-3)", None)])
     def test_what_a_figure_is_over(self, sentence, over):
-        assert claim_words.read_sentence(sentence, PRESETS).over_words == over
+        assert claim_sentence.read_sentence(sentence, PRESETS).over_words == over
 
     @pytest.mark.parametrize("text, read", [("vLLM", (None, "vLLM")), ("  the best prior  Blackwell baseline ",
                                                                        (None, "the best prior Blackwell baseline")),
@@ -1584,15 +1584,15 @@ class TestOverWhat:
     def test_a_throughput_figure_is_asked_at_what_point_it_compares(self, sentence, asked):
         """The manager review: a throughput gain at equal speed per user, where speculation's server runs
         a larger batch, was checked as a gain at one batch without the question."""
-        assert ("equal_footing" in claim_words.read_sentence(sentence, PRESETS).unstated) == asked
+        assert ("equal_footing" in claim_sentence.read_sentence(sentence, PRESETS).unstated) == asked
 
     def test_a_percentage_of_100_or_more_has_two_readings(self):
         """The manager review: "400% faster" (VentureBeat on Together's ATLAS) is 5× as read, 4× as some
         authors mean it; the page and the CLI say both."""
         assert [claim_words.percent_of(t) for t in ("up to 400% faster", "1,000%", "180% faster", "99%", "3x")] == [
             400.0, 1000.0, 180.0, None, None]
-        assert claim_words.read_sentence("up to 400% faster inference performance than vLLM", PRESETS).percent == 400.0
-        assert claim_words.read_sentence("Up to 3.2x faster on H100", PRESETS).percent is None
+        assert claim_sentence.read_sentence("up to 400% faster inference performance than vLLM", PRESETS).percent == 400.0
+        assert claim_sentence.read_sentence("Up to 3.2x faster on H100", PRESETS).percent is None
 
     @pytest.mark.parametrize("sentence, dataset", [
         # AMD's MTP post and Snowflake's Arctic: the dataset named for the other figure was read as this one's.
@@ -1601,7 +1601,7 @@ class TestOverWhat:
         ("Up to 2.8× faster than EAGLE-2/3 on agentic SQL tasks, and 1.8–4.5× end-to-end speedup on SWE-Bench", None),
         ("On MT-Bench, EAGLE-3 reaches 3x on H100", "MT-Bench"), ("3x on MT-Bench and 2x on HumanEval", "MT-Bench")])
     def test_the_dataset_is_the_figure_s_own(self, sentence, dataset):
-        assert claim_words.read_sentence(sentence, PRESETS).dataset == dataset
+        assert claim_sentence.read_sentence(sentence, PRESETS).dataset == dataset
 
 
 class TestReusedMtpLayer:

@@ -13,7 +13,7 @@ from pages.parts.controls import (PARALLEL, PARALLEL_BEFORE, clear_gpu_overrides
                                   renew)
 from pages.parts.shared import model_choice_name, new_engine, presets
 from specviz import scenario, settings
-from specviz.advice import claim_over, claim_verdict, claim_words, claims
+from specviz.advice import claim_over, claim_sentence, claim_verdict, claim_words, claims
 from specviz.errors import SpecvizError
 from specviz.i18n import in_language, md, message, t
 
@@ -45,7 +45,7 @@ def apply_sentence() -> None:
             undo(item)
     known = presets(settings.get("SPECVIZ_DATA_DIR"))
     try:
-        reading = claim_words.read_sentence(text, known)
+        reading = claim_sentence.read_sentence(text, known)
     except SpecvizError as exc:
         # The sentence was the claim to check and holds none: the page is as for no claim (its
         # refusal alone), not the verdict of the claim before it.
@@ -53,7 +53,7 @@ def apply_sentence() -> None:
         st.session_state["claim_reading"] = {"error": exc}
         return
     target = reading.target or st.session_state.get("target", scenario.DEFAULT_TARGET)
-    choices, unused = claim_words.sentence_choices(reading, known, target)
+    choices, unused = claim_sentence.sentence_choices(reading, known, target)
     found = {"claim": f"{reading.speedup:g}x", "claim_batch": reading.batch, "claim_gamma": reading.gamma,
              "context": reading.context, **choices}
     # A method the target cannot draft with (MTP on a model without MTP layers) is said, not dropped.

@@ -1,7 +1,9 @@
 """Advice: what to do with the model's answer.
 
-- ``claim_words``: a vendor's claim read from its words ("up to 3x", "2.5x at batch 64") or a slide's
-  whole sentence: its figure, batch, hardware, model, method, dataset, and what it leaves out.
+- ``claim_words``: a vendor's claim read from its words ("up to 3x", "2.5x at batch 64", "35%
+  slower"): its figure, batch and percentage.
+- ``claim_sentence``: a slide's whole sentence read: its figure, hardware, model, method, precision,
+  batch, dataset, and what it leaves out.
 - ``claim_over``: what a claim's figure is compared with: a drafting method ("over EAGLE-3"), other
   words ("than vLLM", "gấp 1,5 lần vLLM") or plain decoding, and what a Claims link says of it.
 - ``claims``: what would have to be true for a claim to hold on a scenario: the α, acceptance length

@@ -180,7 +180,7 @@ def method_named(kind: str) -> Notice:
 def headline(check: ClaimCheck, over_words: str | None = None, over_method: str | None = None) -> list[Notice]:
     """The verdict's sentence: :attr:`ClaimCheck.headline`, after a lead that says it is against plain
     decoding on this setting where the claim's figure is over something else (``over_words``: "H100",
-    "vLLM", from :class:`specviz.advice.claim_words.SentenceReading`), or over another drafting method
+    "vLLM", from :class:`specviz.advice.claim_sentence.SentenceReading`), or over another drafting method
     (``over_method``, its kind: ``eagle3``), where the check is the least the claim needs. "3x faster
     than H100 on B200 with EAGLE-3" had read as plainly impossible: a B200 over an H100 may make up what
     speculation alone cannot (a manager's pass); "1.69x over EAGLE-3" had read as a plain "Conditional",

@@ -18,8 +18,8 @@ from typing import Any, Callable
 import pandas as pd
 
 from specviz import i18n, scenario, settings
-from specviz.advice import (claim_over, claim_verdict, claim_words, claims, commands, draft_length, evidence, serving, sglang,
-                            slowdown, trtllm)
+from specviz.advice import (claim_over, claim_sentence, claim_verdict, claim_words, claims, commands, draft_length,
+                            evidence, serving, sglang, slowdown, trtllm)
 from specviz.errors import Notice, SpecvizError, shortened
 from specviz.model import dtypes, spec
 from specviz.results import explorer, importers
@@ -139,11 +139,11 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             raise
         # A slide's whole sentence, read as the Claims page reads it: what it names sets the
         # scenario, under the options given here.
-        read = claim_words.read_sentence(text, presets)
+        read = claim_sentence.read_sentence(text, presets)
         speedup = read.speedup
         linked = linked_scenario(link, presets)
         target = (overrides or {}).get("target") or read.target or linked.target_id
-        named, _ = claim_words.sentence_choices(read, presets, target)
+        named, _ = claim_sentence.sentence_choices(read, presets, target)
         named |= {} if read.context is None else {"context": str(read.context)}
         if named.get("engine", linked.engine.id) != linked.engine.id:
             # A new engine brings its preset's costs, as the page's (and the sidebar's) choice of one does.
