@@ -110,3 +110,24 @@ class TestCheckSlowdown:
         assert check.floor["gamma"] == 2 and list(check.required["gamma"]) == [2]
         at_64 = check.batches.set_index("batch").loc[64]
         assert at_64["floor"] == pytest.approx(check.required["floor"].iloc[0]) == pytest.approx(check.floor["speedup"])
+
+
+class TestAtGivenCosts:
+    def test_seed_000_s_load_test(self):
+        """Verify 5 plain steps, a draft pass 0.05, γ 4: 0.65× holds up to α 0.8028; seed 000 measured
+        α 0.8 there (0.65×): plausible. At α 0.9 (0.79×) it is not."""
+        verdict, reasons, required = slowdown.check_slowdown_at_costs(Claim(0.65, gamma=4), 5.0, 0.05, GAMMA_MAX)
+        assert verdict == "conditional" and required["alpha_max"].iloc[0] == pytest.approx(0.80279, abs=1e-5)
+        assert float(spec.speedup(required["alpha_max"].iloc[0], 4, 5.0, 0.05)) == pytest.approx(0.65)
+        assert reasons[1].params["shown"] == 0.802 and reasons[1].params["rate"] == pytest.approx(
+            float(spec.acceptance_rate_from_alpha(0.802, 4))) == pytest.approx(required["acceptance_rate"].iloc[0])
+        assert slowdown.check_slowdown_at_costs(Claim(0.65, gamma=4, alpha=0.8), 5.0, 0.05, GAMMA_MAX)[0] == "plausible"
+        assert slowdown.check_slowdown_at_costs(Claim(0.65, gamma=4, alpha=0.9), 5.0, 0.05, GAMMA_MAX)[0] == "unlikely"
+
+    def test_out_of_reach_and_every_acceptance(self):
+        # Cheap passes (verify 1, draft 0.05): γ 4 with nothing accepted gives 1/1.2 = 0.83×, never 0.5×.
+        verdict, _, _ = slowdown.check_slowdown_at_costs(Claim(0.5, gamma=4), 1.0, 0.05, GAMMA_MAX)
+        assert verdict == "impossible"
+        # A verify pass of 6 at γ 4: even all accepted, 5 / 6.2 = 0.81×: any acceptance is 0.9× or slower.
+        verdict, reasons, _ = slowdown.check_slowdown_at_costs(Claim(0.9, gamma=4), 6.0, 0.05, GAMMA_MAX)
+        assert verdict == "plausible" and reasons[1].key == "claims.slowdown.condition.any_alpha"

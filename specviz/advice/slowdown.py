@@ -63,7 +63,8 @@ from specviz.errors import Notice
 from specviz.model import spec
 from specviz.scenario import Scenario
 
-__all__ = ["SlowdownCheck", "check_slowdown", "alpha_at_most", "required_as_shown", "calculator_point"]
+__all__ = ["SlowdownCheck", "check_slowdown", "check_slowdown_at_costs", "alpha_at_most", "required_as_shown",
+           "calculator_point"]
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,8 @@ class SlowdownCheck:
         (S at α = 0 and its band); the highest α at which the slowdown holds by the model
         (``alpha_max``), by the band's high edge (``alpha_certain``) and by its low edge
         (``alpha_possible``), NaN where none does, 1 where every α does; the vLLM-style
-        ``acceptance_rate`` and the ``acceptance_length`` at ``alpha_max``; and, with a measured α,
+        ``acceptance_rate`` and the ``acceptance_length`` at ``alpha_max`` as the conditions name it
+        (rounded down to three decimals); and, with a measured α,
         ``at_alpha``, ``at_alpha_low``, ``at_alpha_high``.
     batches : DataFrame
         One row per batch of the grid: ``batch``, ``counted`` (the claim's batch, or every batch when
@@ -185,11 +187,7 @@ def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: 
     required = pd.DataFrame({
         "gamma": gammas, "floor": floor[:, at], "floor_low": low[:, at], "floor_high": high[:, at],
         "alpha_max": alpha_max, "alpha_certain": need(high), "alpha_possible": need(low),
-        "acceptance_rate": np.where(np.isnan(alpha_max), np.nan,
-                                    spec.acceptance_rate_from_alpha(np.nan_to_num(alpha_max), gammas, **reuse)),
-        "acceptance_length": np.where(np.isnan(alpha_max), np.nan,
-                                      spec.expected_tokens(np.nan_to_num(alpha_max), gammas, **reuse)),
-    })
+        **_measures_at(alpha_max, gammas, reuse)})
     batches = pd.DataFrame({"batch": grid, "counted": counted, "floor": floor[row], "floor_low": low[row],
                             "floor_high": high[row]})
     cost = lambda name: float(np.broadcast_to(priced[name], fits.shape)[row, at])
@@ -208,6 +206,17 @@ def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: 
                                                       float(np.nanmin(low[:, at])), int(gammas[np.nanargmin(low[:, at])]))
     return SlowdownCheck(claim, verdict, headline, reasons, conditions, floor_at, required, batches, *holds, *yours,
                          memory_limit, memory_gamma)
+
+
+def _measures_at(alpha_max: np.ndarray, gammas: np.ndarray, reuse: dict | None = None) -> dict[str, np.ndarray]:
+    """vLLM's acceptance rate and the acceptance length at each highest α as the conditions name it
+    (rounded down to three decimals, :func:`specviz.advice.claim_verdict.at_most`), NaN where none: the
+    table's figures are then the conditions' (at the exact α, a rate of 0.595 had stood beside a
+    condition's 0.594)."""
+    shown = np.nan_to_num(claim_verdict.at_most(alpha_max, 3))
+    return {"acceptance_rate": np.where(np.isnan(alpha_max), np.nan,
+                                        spec.acceptance_rate_from_alpha(shown, gammas, **(reuse or {}))),
+            "acceptance_length": np.where(np.isnan(alpha_max), np.nan, spec.expected_tokens(shown, gammas, **(reuse or {})))}
 
 
 def _checked_gamma(claim: Claim, gammas: np.ndarray, reaching: np.ndarray) -> int:
@@ -290,12 +299,63 @@ def _acceptance_conditions(scenario: Scenario, claim: Claim, row: pd.Series) -> 
     return conditions
 
 
+def check_slowdown_at_costs(claim: Claim, verify_cost: float, draft_cost: float,
+                            gamma_max: int) -> tuple[str, list[Notice], pd.DataFrame]:
+    """A slowdown against costs given as ratios of a plain step (the calculator's simple-ratios mode,
+    seed 000's arithmetic), in closed form: F = 1 / (v + γc), and the slowdown holds up to
+    α = E⁻¹(S*·(v + γc)) (:func:`alpha_at_most`). ``impossible`` where no γ in 1..``gamma_max`` (or
+    the claim's) is that slow even with nothing accepted; else at the γ checked (as
+    :func:`check_slowdown` picks it), ``plausible`` at any acceptance or where the measured α is at
+    or below the highest, ``unlikely`` where it is above it, ``conditional`` with no measured α. The
+    costs are given: no band, and batch and context do not enter.
+
+    Examples
+    --------
+    Seed 000's load test (verify 5, draft 0.05, γ 4): 0.65× holds up to α 0.803, and at a measured α
+    of 0.8 the setting gives 3.3616 / 5.2 = 0.646×: plausible.
+
+    Returns
+    -------
+    verdict : str
+    reasons : list of Notice
+    required : DataFrame
+        One row per γ: ``gamma``, ``floor`` (S at α = 0), ``max_speedup`` (at α = 1), ``alpha_max``,
+        ``acceptance_rate``, ``acceptance_length`` (and ``at_alpha`` where α is measured).
+    """
+    gammas = np.arange(1, gamma_max + 1) if claim.gamma is None else np.array([claim.gamma])
+    cost = np.asarray(spec.step_cost(gammas, verify_cost, draft_cost), dtype=float)
+    alpha_max = alpha_at_most(claim.speedup, 1.0 / cost, gammas)
+    required = pd.DataFrame({"gamma": gammas, "floor": 1.0 / cost, "max_speedup": (gammas + 1.0) / cost,
+                             "alpha_max": alpha_max, **_measures_at(alpha_max, gammas)})
+    costs = {"verify": verify_cost, "draft": draft_cost}
+    if required["alpha_max"].isna().all():
+        return "impossible", [Notice("claims.slowdown.reason.costs_out_of_reach", claim=claim.speedup,
+                                     floor=float(required["floor"].min()), gamma=int(gammas.max()), **costs)], required
+    gamma = _checked_gamma(claim, gammas, required["alpha_max"].notna().to_numpy())
+    row = required.loc[required["gamma"] == gamma].iloc[0]
+    floor = Notice("claims.slowdown.reason.costs_floor", gamma=gamma, floor=float(row["floor"]), **costs)
+    if math.isnan(row["alpha_max"]):
+        # The γ checked is never that slow: the claim's γ, given, that the longer drafts would reach.
+        return "impossible", [Notice("claims.slowdown.reason.costs_out_of_reach", claim=claim.speedup,
+                                     floor=float(row["floor"]), gamma=gamma, **costs)], required
+    shown = claim_verdict.at_most(float(row["alpha_max"]), 3)
+    needs = (Notice("claims.slowdown.condition.any_alpha", gamma=gamma) if row["alpha_max"] >= 1.0 else
+             Notice("claims.slowdown.condition.acceptance", shown=shown, gamma=gamma,
+                    rate=float(spec.acceptance_rate_from_alpha(shown, gamma)), length=float(spec.expected_tokens(shown, gamma))))
+    if claim.alpha is None:
+        return ("plausible" if row["alpha_max"] >= 1.0 else "conditional"), [floor, needs], required
+    required["at_alpha"] = spec.speedup(claim.alpha, gammas, verify_cost, draft_cost)
+    mine = Notice("claims.slowdown.reason.costs_measured", alpha=claim.alpha, gamma=gamma,
+                  speedup=float(required.loc[required["gamma"] == gamma, "at_alpha"].iloc[0]))
+    return ("plausible" if claim.alpha <= row["alpha_max"] else "unlikely"), [mine, floor, needs], required
+
+
 def required_as_shown(required: pd.DataFrame, decimals: int = 3) -> pd.DataFrame:
-    """:attr:`SlowdownCheck.required` as a table shows it: each highest α (and the acceptance rate of
-    ``alpha_max``) rounded down to ``decimals`` as the conditions name them
-    (:func:`specviz.advice.claim_verdict.at_most`), NaN kept."""
+    """:attr:`SlowdownCheck.required` as a table shows it: each highest α rounded down to ``decimals``
+    as the conditions name them (:func:`specviz.advice.claim_verdict.at_most`), NaN kept; the rate and
+    length are already those of the α shown."""
     return required.assign(**{c: claim_verdict.at_most(required[c], decimals)
-                              for c in ("alpha_max", "alpha_certain", "alpha_possible", "acceptance_rate") if c in required})
+                              for c in ("alpha_max", "alpha_certain", "alpha_possible") if c in required})
 
 
 def calculator_point(check: SlowdownCheck) -> dict[str, float]:

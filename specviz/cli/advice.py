@@ -236,10 +236,19 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
 
 def claim_at_costs_row(speedup: float, verify_cost: float, draft_cost: float, *, gamma: int | None = None,
                        alpha: float | None = None, lang: str = "en") -> dict[str, Any]:
-    """A claim against costs given as ratios of a plain step (:func:`specviz.advice.claims.check_at_costs`),
-    its reasons in ``lang``."""
-    verdict, reasons, required = claims.check_at_costs(claims.Claim(speedup, gamma=gamma, alpha=alpha), verify_cost,
-                                                       draft_cost, settings.get("SPECVIZ_GAMMA_MAX"))
+    """A claim against costs given as ratios of a plain step (:func:`specviz.advice.claims.check_at_costs`;
+    a slowdown, :func:`specviz.advice.slowdown.check_slowdown_at_costs`), its reasons in ``lang``."""
+    claim = claims.Claim(speedup, gamma=gamma, alpha=alpha)
+    if speedup < 1.0:
+        verdict, reasons, required = slowdown.check_slowdown_at_costs(claim, verify_cost, draft_cost,
+                                                                      settings.get("SPECVIZ_GAMMA_MAX"))
+        shown = slowdown.required_as_shown(required)
+        reached = shown[shown["alpha_max"].notna()]
+        return {"claim": speedup, "verify_cost": verify_cost, "draft_cost": draft_cost, "alpha": alpha,
+                "verdict": verdict, "reasons": [words(n, lang) for n in reasons],
+                "alpha_at_most": {int(g): float(a) for g, a in zip(reached["gamma"], reached["alpha_max"])},
+                "floor": float(required["floor"].min()), "required": frame_rows(required)}
+    verdict, reasons, required = claims.check_at_costs(claim, verify_cost, draft_cost, settings.get("SPECVIZ_GAMMA_MAX"))
     return {"claim": speedup, "verify_cost": verify_cost, "draft_cost": draft_cost, "alpha": alpha,
             "verdict": verdict, "reasons": [words(n, lang) for n in reasons], **_required(None, required, gamma),
             "max_speedup": float(required["max_speedup"].max()), "required": frame_rows(required)}
@@ -510,9 +519,8 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
             raise UsageError("cli.claim.costs_and_scenario")
         draft_cost = spec.SEED_DRAFT_COST if args.draft_cost is None else args.draft_cost
         alpha = None if measured is None else claims.alpha_from_measurement(*measured)
-        if (speedup := claim_words.parse_claim(text)) < 1.0:
-            raise UsageError("cli.claim.slowdown_at_costs", claim=speedup)
-        return claim_at_costs_row(speedup, args.verify_cost, draft_cost, gamma=args.gamma, alpha=alpha, lang=args.lang)
+        return claim_at_costs_row(claim_words.parse_claim(text), args.verify_cost, draft_cost, gamma=args.gamma,
+                                  alpha=alpha, lang=args.lang)
     if args.draft_cost is not None:
         raise UsageError("cli.claim.draft_cost_alone")
     # A calculator link's α, γ and batch are its own knobs, not the claim's (the Claims page reads
@@ -539,7 +547,8 @@ least the setting gives with nothing accepted (`floor`, with the verify pass's a
 and its regime), at the γ checked (`required_gamma`) the highest α at which it holds (`alpha_at_most`,
 `alpha_at_most_certain` even at the kind end of the costs, `acceptance_rate_vllm_at_most`,
 `acceptance_length_at_most`; null where none does), the batches where it can happen, and each γ's
-(`required`: `floor`, `alpha_max`, `alpha_certain`, `alpha_possible`). A whole sentence is read as the page reads it (`read_from_sentence`): what it names,
+(`required`: `floor`, `alpha_max`, `alpha_certain`, `alpha_possible`); at given costs, `floor` the
+least and `alpha_at_most` by γ (seed 000's load test: `claim 0.65x --verify-cost 5 --gamma 4`, up to α 0.802). A whole sentence is read as the page reads it (`read_from_sentence`): what it names,
 the questions to ask its author, and what its figure is over where that is not plain decoding (`over`,
 a method such as EAGLE-3; `over_words`, anything else, "the best prior Blackwell baseline"), with
 `over_note`, and the headline then says it is against plain decoding; a checkpoint read as the preset
