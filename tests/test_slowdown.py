@@ -99,6 +99,15 @@ class TestCheckSlowdown:
         assert check.floor["speedup"] == pytest.approx(floors.min())
         assert check.holds_from == 1 and check.holds_up_to == check.memory_limit
 
+    def test_at_a_batch_only_short_drafts_hold_the_deepest_that_fits_is_named(self):
+        """At the memory's limit (229: γ 1 and 2 leave room) an impossible 0.2× names γ 2's floor, the
+        deepest that fits, not γ 16's (which has no room there, and had been named as nan)."""
+        check = slowdown.check_slowdown(make_scenario(), Claim(0.2, batch=229), GAMMA_MAX, BATCH_MAX)
+        held = check.required.dropna(subset=["floor"])
+        assert check.verdict == "impossible" and list(held["gamma"]) == [1, 2]
+        assert check.floor["gamma"] == 2 and check.floor["low"] == pytest.approx(held["floor_low"].min())
+        assert all(not math.isnan(v) for v in check.reasons[1].params.values() if isinstance(v, float))
+
     def test_a_batch_that_does_not_fit_gets_no_figure(self):
         check = slowdown.check_slowdown(make_scenario(), Claim(0.5, batch=100_000), GAMMA_MAX, BATCH_MAX)
         assert check.verdict == "impossible" and check.headline.key == "claims.verdict.no_fit"

@@ -177,7 +177,7 @@ def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: 
     counted = grid == claim.batch if claim.batch is not None else np.ones(grid.size, dtype=bool)
     low_counted = np.where(counted[None, :], low, np.nan)
     holds = claim_verdict.batch_range(grid, counted & (np.fmin.reduce(low, axis=0) <= claim.speedup))
-    chosen = _checked_gamma(claim, gammas, np.fmin.reduce(low_counted, axis=1) <= claim.speedup)
+    chosen = _checked_gamma(claim, gammas, np.fmin.reduce(low_counted, axis=1), claim.speedup)
     row = int(np.flatnonzero(gammas == chosen)[0])
     # The batch checked: the claim's, else where the γ checked is slowest with nothing accepted.
     at = int(np.argmax(counted)) if claim.batch is not None else int(np.nanargmin(low_counted[row]))
@@ -219,16 +219,19 @@ def _measures_at(alpha_max: np.ndarray, gammas: np.ndarray, reuse: dict | None =
             "acceptance_length": np.where(np.isnan(alpha_max), np.nan, spec.expected_tokens(shown, gammas, **(reuse or {})))}
 
 
-def _checked_gamma(claim: Claim, gammas: np.ndarray, reaching: np.ndarray) -> int:
+def _checked_gamma(claim: Claim, gammas: np.ndarray, lowest: np.ndarray, slowdown: float) -> int:
     """The γ a slowdown is checked at: the claim's; else :data:`MEASURED_GAMMA` where it can reach the
-    slowdown at a batch the claim counts (``reaching``, per γ: the band's low edge at α = 0; a common
-    setting, and seed 000's), else the shortest γ that can, else the longest (the deepest floor, which
-    the impossible verdict names)."""
+    slowdown at a batch the claim counts (``lowest``, per γ: the least of the band's low edge at
+    α = 0 over those batches, NaN where the γ's draft leaves room for none of them; a common setting,
+    and seed 000's), else the shortest γ that can, else the one of the deepest floor, which the
+    impossible verdict names (the longest where it fits: at a batch only short drafts leave room
+    for, a shorter one)."""
     if claim.gamma is not None:
         return int(claim.gamma)
+    reaching = np.nan_to_num(lowest, nan=np.inf) <= slowdown
     if MEASURED_GAMMA in set(gammas[reaching]):
         return MEASURED_GAMMA
-    return int(gammas[reaching].min()) if reaching.any() else int(gammas.max())
+    return int(gammas[reaching].min()) if reaching.any() else int(gammas[np.nanargmin(lowest)])
 
 
 def _verdict(scenario: Scenario, claim: Claim, floor: dict[str, float], required: pd.DataFrame,
@@ -331,7 +334,7 @@ def check_slowdown_at_costs(claim: Claim, verify_cost: float, draft_cost: float,
     if required["alpha_max"].isna().all():
         return "impossible", [Notice("claims.slowdown.reason.costs_out_of_reach", claim=claim.speedup,
                                      floor=float(required["floor"].min()), gamma=int(gammas.max()), **costs)], required
-    gamma = _checked_gamma(claim, gammas, required["alpha_max"].notna().to_numpy())
+    gamma = _checked_gamma(claim, gammas, required["floor"].to_numpy(), claim.speedup)
     row = required.loc[required["gamma"] == gamma].iloc[0]
     floor = Notice("claims.slowdown.reason.costs_floor", gamma=gamma, floor=float(row["floor"]), **costs)
     if math.isnan(row["alpha_max"]):
