@@ -121,7 +121,9 @@ except SpecvizError as exc:
 
 tokens = None if chosen_workload == "none" else (workloads[chosen_workload].input_tokens,
                                                 workloads[chosen_workload].output_tokens)
-claim = claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha, workload=tokens)
+# The γ a vLLM rate or length was measured at: a slowdown with no γ of its own is checked there first.
+claim = claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha, workload=tokens,
+                     measured_gamma=measured_gamma if alpha is not None and measure != "alpha" else None)
 known = presets(settings.get("SPECVIZ_DATA_DIR"))
 # Read once per data folder; filtered once a run: the check weighs them, and the view beside published
 # figures shows them.
@@ -129,7 +131,8 @@ every_published = published_speedups(settings.get("SPECVIZ_DATA_DIR"))
 measured = evidence.comparable_published(every_published, sidebar, known)
 # A figure below 1 is a slowdown ("35% slower at 64 users"): the acceptance below which it holds.
 slowing = speedup < 1.0
-check = (slowdown.check_slowdown(replace(sidebar, context=context), claim, gamma_max, batch_max) if slowing else
+check = (slowdown.check_slowdown(replace(sidebar, context=context), claim, gamma_max, batch_max, known.acceptance)
+         if slowing else
          claims.check_claim(replace(sidebar, context=context), claim, gamma_max, batch_max, known.acceptance, measured))
 # The figure the cards show: with nothing accepted for a slowdown, with everything accepted for a gain.
 figure = check.floor if slowing else check.best

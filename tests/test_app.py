@@ -3810,7 +3810,7 @@ class TestClaimsPage:
 
     @pytest.mark.parametrize("sentence, refusal", [
         ("The quick brown fox jumps over the lazy dog", "is not a speedup"), ("asdf 9999x", "A claim of 9,999.00×"),
-        ("0.5x faster", "pairs a figure below 1 with a word of gain"), ("5x cheaper", "are not speedups of decoding"),
+        ("0.5x faster", "is written for both a gain and a loss"), ("5x cheaper", "are not speedups of decoding"),
         ("-3x faster on H100", "a speedup cannot be"),
         ("up to 1e9x on GB300", "A claim of 1,000,000,000.00×")])
     def test_a_refused_sentence_leaves_no_earlier_verdict(self, sentence, refusal):

@@ -7,9 +7,9 @@ import math
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import make_scenario
+from conftest import PRESETS, make_scenario
 from specviz import calculator
-from specviz.advice import claim_verdict, slowdown
+from specviz.advice import claim_verdict, evidence, slowdown
 from specviz.advice.claims import Claim
 from specviz.model import spec
 
@@ -77,19 +77,42 @@ class TestCheckSlowdown:
         high = slowdown.check_slowdown(chosen, Claim(0.65, batch=64, alpha=0.9), GAMMA_MAX, BATCH_MAX)
         assert high.verdict == "unlikely" and high.headline.key == "claims.slowdown.verdict.short"
         assert high.required["at_alpha"].min() > 0.65  # no γ falls that low at α 0.9
-        # At α 0.6, γ 4 gives about 0.99×: only a longer draft makes it 0.65×, and the headline names the shortest.
+        # At α 0.6, γ 4 gives about 0.99×: only a longer draft makes it 0.65×, and the check is at the
+        # shortest that does, its conditions and the calculator's link too (a manager's pass).
         middle = slowdown.check_slowdown(chosen, Claim(0.65, batch=64, alpha=0.6), GAMMA_MAX, BATCH_MAX)
-        longer = middle.headline.params["longer"]
+        longer = middle.floor["gamma"]
         speeds = middle.required.set_index("gamma")["at_alpha"]
-        assert middle.headline.key == "claims.slowdown.verdict.longer_draft"
-        assert speeds[longer] <= 0.65 < speeds[longer - 1]
+        assert middle.headline.key == "claims.slowdown.verdict.longer_draft" and middle.headline.params["shorter"] == 4
+        assert speeds[longer] <= 0.65 < speeds[longer - 1] and longer > 4
+        assert slowdown.calculator_point(middle)["gamma"] == longer
+        assert all(c.params.get("gamma", longer) == longer for c in middle.conditions)
+        # Measured at γ 2 (a vLLM rate is one γ's), the check starts there, not at γ 4.
+        at_two = slowdown.check_slowdown(chosen, Claim(0.65, batch=64, alpha=0.05, measured_gamma=2), GAMMA_MAX, BATCH_MAX)
+        assert at_two.floor["gamma"] == 2
+
+    def test_less_acceptance_than_the_pair_is_published_at_is_unlikely(self):
+        """DeepSeek-V3's MTP on 8 B200s: "35% slower at batch 64" needs α ≤ 0.055, where the pair is
+        published at 0.81 at least (a manager's pass): unlikely, naming it; measured, the user's α decides."""
+        chosen = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", tp="8")
+        check = slowdown.check_slowdown(chosen, Claim(0.65, batch=64), GAMMA_MAX, BATCH_MAX, PRESETS.acceptance)
+        least, _ = evidence.pair_acceptance(chosen, PRESETS.acceptance, lowest=True)
+        below = next(c for c in check.conditions if c.key == "claims.slowdown.condition.below_pair")
+        assert check.verdict == "unlikely" and check.headline.key == "claims.slowdown.verdict.below_pair"
+        assert below.params["published"] == least > below.params["alpha"]
+        assert slowdown.check_slowdown(chosen, Claim(0.65, batch=64), GAMMA_MAX, BATCH_MAX).verdict == "conditional"
 
     def test_deeper_than_nothing_accepted_allows_is_impossible(self):
         """0.05×: even γ 16 with every draft rejected gives more at the band's low edge."""
         check = slowdown.check_slowdown(make_scenario(), Claim(0.05), GAMMA_MAX, BATCH_MAX)
         assert check.verdict == "impossible" and math.isnan(check.holds_up_to)
-        deepest = check.headline.params["low"]
-        assert deepest > 0.05 and deepest == pytest.approx(check.required["floor_low"].min())
+        deepest = float(check.headline.params["low"])
+        assert deepest > 0.05 and deepest == pytest.approx(check.required["floor_low"].min(), abs=0.005)
+        assert check.headline.params["drafts"] == "γ 1–16"
+
+    def test_an_impossible_figure_is_shown_above_the_claim(self):
+        """"0.38× cannot happen … at least 0.38×" (a manager's pass): the least is 0.3835, shown so."""
+        check = slowdown.check_slowdown(make_scenario(), Claim(0.38, gamma=2, batch=229), GAMMA_MAX, BATCH_MAX)
+        assert check.verdict == "impossible" and check.headline.params["low"] == "0.383"
 
     def test_no_batch_named_checks_the_slowest_and_says_the_range(self):
         check = slowdown.check_slowdown(make_scenario(), Claim(0.65), GAMMA_MAX, BATCH_MAX)
@@ -129,7 +152,7 @@ class TestAtGivenCosts:
         assert verdict == "conditional" and required["alpha_max"].iloc[0] == pytest.approx(0.80279, abs=1e-5)
         assert float(spec.speedup(required["alpha_max"].iloc[0], 4, 5.0, 0.05)) == pytest.approx(0.65)
         assert reasons[1].params["shown"] == 0.802 and reasons[1].params["rate"] == pytest.approx(
-            float(spec.acceptance_rate_from_alpha(0.802, 4))) == pytest.approx(required["acceptance_rate"].iloc[0])
+            float(spec.acceptance_rate_from_alpha(0.802, 4))) == pytest.approx(required["acceptance_rate_at_most"].iloc[0])
         assert slowdown.check_slowdown_at_costs(Claim(0.65, gamma=4, alpha=0.8), 5.0, 0.05, GAMMA_MAX)[0] == "plausible"
         assert slowdown.check_slowdown_at_costs(Claim(0.65, gamma=4, alpha=0.9), 5.0, 0.05, GAMMA_MAX)[0] == "unlikely"
 

@@ -17,8 +17,8 @@ from specviz.results import explorer
 FORMATS = {**dict.fromkeys(("ceiling", "ceiling_low", "ceiling_high", "floor", "floor_low", "floor_high", "at_alpha",
                             "at_alpha_low", "at_alpha_high", "value"), "%.2f×"),
            **dict.fromkeys(("alpha_needed", "alpha_safe", "alpha_optimistic", "alpha_max", "alpha_certain",
-                            "alpha_possible", "acceptance_rate"), "%.3f"),
-           "acceptance_length": "%.2f", "gamma": "%d", "batch": "%d"}
+                            "alpha_possible", "acceptance_rate", "acceptance_rate_at_most"), "%.3f"),
+           "acceptance_length": "%.2f", "acceptance_length_at_most": "%.2f", "gamma": "%d", "batch": "%d"}
 
 
 def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int | None, every_published: pd.DataFrame,

@@ -60,8 +60,38 @@ _RATIO_BEFORE = re.compile(r"(?:\b(?:reduc|cut|lower|decreas)\w*(?:\s+[^\s,;:.]+
                            r"|\blatency\s+(?:rises|grows|increases|goes\s+up)(?:\s+by)?)(?:\s+gấp)?\s*$", re.IGNORECASE)
 # A slowdown of speed said after or before its figure ("35% slower", "2x lower throughput", "3x higher
 # latency", "chậm hơn 2 lần"): read as one where the sentence has no figure of speed.
-_SLOWER_AFTER = re.compile(r"\s*(?:slower\b|(?:lower|less)\s+throughput\b|higher\s+latency\b)", re.IGNORECASE)
+_SLOWER_AFTER = re.compile(r"\s*(?:slower\b|(?:lower|less|worse)\s+(?:throughput|speed|tps)\b)", re.IGNORECASE)
 _SLOWER_BEFORE = re.compile(r"chậm\s+hơn\s*$", re.IGNORECASE)
+# A fall of speed said around its figure: "throughput dropped 35%", "tokens/s went down 30%", "slowed
+# down by 20%", "lost 30% throughput", "a 30% throughput loss", "30% drop in throughput" (each had been
+# read as a gain of its percentage: a manager's pass). Read as that much slower (1 − p).
+_SPEED = r"(?:throughput|tps|tok(?:en)?s?\s*/\s*s(?:ec)?|speed|performance)"
+_FELL = r"(?:dropped|drops|fell|falls|declined|declines|decreased|decreases|went\s+down|goes\s+down|was\s+down)"
+_SPEED_FELL_BEFORE = re.compile(rf"(?:\b{_SPEED}\b[^,;:.]{{0,24}}?\b{_FELL}(?:\s+by)?|\bslow(?:ed|s)\s+down(?:\s+by)?"
+                                r"|\b(?:lost|loses|losing)(?:\s+(?:about|around|some|over|nearly))?)\s*$", re.IGNORECASE)
+_SPEED_FELL_AFTER = re.compile(rf"\s*(?:{_SPEED}\s+(?:loss|drop|decline)\b|(?:loss|drop|decline)\s+(?:in|of)\s+{_SPEED}\b)",
+                               re.IGNORECASE)
+# A rise of the time per token: "latency increased by 35%", "TPOT rose 35%" (1 / (1 + p)); "35% higher
+# latency" is the claim's own words (claim_words).
+_TIME = r"(?:latency|tpot|itl|time\s+per\s+(?:output\s+)?token|decode\s+time)"
+_TIME_ROSE_BEFORE = re.compile(rf"\b{_TIME}\b[^,;:.]{{0,24}}?\b(?:increased|increases|rose|rises|grew|grows|went\s+up"
+                               r"|goes\s+up|was\s+up)(?:\s+by)?\s*$", re.IGNORECASE)
+_TIME_LONGER_AFTER = re.compile(rf"\s*(?:higher|more|longer)\s+{_TIME}\b", re.IGNORECASE)
+
+
+def _loss(words: str, figure: re.Match) -> str | None:
+    """What a sentence's figure says was lost: " slower" where speed fell by it, " longer" where the time
+    per token rose by it (the words :func:`specviz.advice.claim_words.parse_claim` reads it with),
+    None where neither is said."""
+    before, after = words[max(0, figure.start() - 48):figure.start()], words[figure.end():]
+    if _TIME_ROSE_BEFORE.search(before) or _TIME_LONGER_AFTER.match(after):
+        return " longer"
+    lost = re.search(r"\b(?:lost|loses|losing)(?:\s+(?:about|around|some|over|nearly))?\s*$", before, re.IGNORECASE)
+    if (_SPEED_FELL_BEFORE.search(before) and (not lost or re.match(rf"\s*(?:of\s+)?(?:its\s+|the\s+)?{_SPEED}\b",
+                                                                   after, re.IGNORECASE))
+            or _SPEED_FELL_AFTER.match(after) or _SLOWER_AFTER.match(after) or _SLOWER_BEFORE.search(before[-12:])):
+        return " slower"
+    return None
 # A word of gain right after a figure: below 1 ("0.5x faster") it is refused, not read as a slowdown.
 _SAID_FASTER = re.compile(r"\s*(?:faster|quicker|speed-?up)\b", re.IGNORECASE)
 _NEXT_WORD = re.compile(r"\s*(\S*)")
@@ -463,16 +493,17 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
         end = min(f.end() + 24, next((start for start in starts if start >= f.end()), len(unbatched)))
         cut = _CLAUSE_END.search(unbatched, f.end(), end)
         return unbatched[f.end():cut.start() if cut else end]
+    losses = {f.start(): lost for f in written if f not in named_like and (lost := _loss(unbatched, f))}
+    figures = [f for f in figures if f.start() not in losses]
     near = [f for f in figures if _SPEED_WORDS.search(own_words(f))]
-    slowdowns = [f for f in written if f not in figures and f not in named_like
-                 and (_SLOWER_AFTER.match(unbatched, f.end()) or _SLOWER_BEFORE.search(unbatched[max(0, f.start() - 12):f.start()]))]
+    slowdowns = [f for f in written if f.start() in losses]
     figure = (near or figures or slowdowns or [None])[0]
     if figure is None and written:
         raise SpecvizError("claims.no_speed_figure", figures=", ".join(f.group(0).strip() for f in written[:3]))
     if figure is None:
         raise SpecvizError("claims.unreadable", text=cut_at_word(words))
     # A slowdown's figure is read with the word that makes it one ("35%" of "35% slower": 0.65×).
-    figure_words = figure.group(0) + (" slower" if figure in slowdowns else "")
+    figure_words = figure.group(0) + losses.get(figure.start(), "")
     speedup = parse_claim(figure_words)
     if speedup < 1.0 and _SAID_FASTER.match(own_words(figure)):
         # "0.5x faster" in a sentence, as in the claim's field: neither reading is guessed.

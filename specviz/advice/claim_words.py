@@ -9,6 +9,7 @@ text bounded (:func:`parse_claim`), so that every match takes time linear in the
 
 from __future__ import annotations
 
+import math
 import re
 
 from specviz import settings
@@ -32,19 +33,23 @@ _CLAIM = re.compile(r"^\s*(?:speed-?up\s*(?:of\s+)?)?(?:up\s+to|lên\s+đến|l�
                     # A range ("1.5x–2x", "1.5 to 2x", "49% to 62% slower") claims its far end.
                     r"(?:\d{1,15}(?:[.,]\d{1,15})?\s*[x×%]?\s*(?:-|–|—|to|đến)\s*)?"
                     rf"(?P<number>{SIGN}?{MAGNITUDE})\s*(?P<unit>[x×]|times|lần|%)?\s*"
-                    r"(?:(?P<faster>faster|speed-?up|as\s+fast|nhanh\s+hơn|lower\s+latency"
-                    r"|(?:faster|quicker)\s+(?:decoding|inference|generation))|the\s+speed|(?:higher\s+|more\s+)?throughput"
+                    # A figure below 1 beside "faster" is refused (its two readings); "0.8x speedup" is a ratio.
+                    r"(?:(?P<faster>faster|as\s+fast|nhanh\s+hơn|lower\s+latency"
+                    r"|(?:faster|quicker)\s+(?:decoding|inference|generation))|speed-?up|the\s+speed|(?:higher\s+|more\s+)?throughput"
                     # A slowdown: "35% slower", "2x slower", "30% lower throughput", "chậm hơn 35%".
                     r"|(?P<slower>slower(?:\s+(?:decoding|inference|generation))?(?:\s+than\s+(?:plain|normal|standard)\s+(?:decoding|inference|generation))?|chậm\s+hơn"
-                    r"|(?:lower|less)\s+throughput|higher\s+latency))?\s*$", re.IGNORECASE)
+                    r"|(?:lower|less|worse)\s+throughput)"
+                    # A time per token longer: "35% higher latency", "35% more TPOT", "2x longer" (1/1.35, 1/2).
+                    r"|(?P<longer>(?:higher|more|longer)\s+(?:latency|tpot|itl|time\s+per\s+token)|longer))?\s*$", re.IGNORECASE)
 # The batch a claim names, wherever in its words: "at batch 64", "batch size 64", "bs=64",
-# "concurrency 64 users", "at 256 concurrency", "64 concurrent requests", "ở batch 64", "độ đồng thời 128";
-# and batch 1 said in words: "a single request", "a single user", "một request".
+# "concurrency 64 users", "at 256 concurrency", "64 concurrent requests", "ở batch 64", "độ đồng thời 128",
+# a load test's "64-user" or "64 users" (seed 000's); and batch 1 said in words: "a single request", "a
+# single user", "một request".
 BATCH_WORDS = re.compile(r"[,;]?\s*(?:(?:at|with|ở|tại|với|for|on|cho)\s+)?"
                     r"(?:\b(?:batch(?:\s+size)?|bs|concurrency(?:\s+of)?|độ\s+đồng\s+thời)\s*[=:]?\s*(?P<batch>\d{1,3}(?:,\d{3})+(?![\d.])|\d+)"
                     r"(?:\s+(?:users|requests|clients|người\s+dùng))?"
-                    r"|\b(?P<concurrent>\d{1,3}(?:,\d{3})+(?![\d.])|\d+)\s+(?:concurrent(?:\s+(?:requests|users))?|concurrency"
-                    r"|(?:request|người\s+dùng)\s+đồng\s+thời)"
+                    r"|\b(?P<concurrent>\d{1,3}(?:,\d{3})+(?![\d.])|\d+)(?:\s+(?:concurrent(?:\s+(?:requests|users))?|concurrency"
+                    r"|(?:request|người\s+dùng)\s+đồng\s+thời)|(?:\s+|-)users?)"
                     r"|(?:\ba\s+)?\b(?P<single>single|một)\s+(?:request|user|stream|người\s+dùng))\b",
                     re.IGNORECASE)
 # Two throughputs, the speculative one first, as a vendor prints them: "858 vs 456 TPS", "858 tok/s against
@@ -157,6 +162,9 @@ def parse_claim(text: str) -> float:
     percent = (found["unit"] or "").startswith("%")
     if found["slower"] or found["slower_vi"]:
         return _checked_speedup(_slowdown(number, percent))
+    if found["longer"]:
+        # A time per token that much longer: 1 / (1 + p) for a percentage, 1 / N for "N times".
+        return _checked_speedup(1.0 / (1.0 + number / 100.0) if percent else _slowdown(number, percent))
     if found["faster"] and not percent and 0.0 < number < 1.0:
         # "0.5x faster": half the speed, or 50 % faster? Both are written; neither is guessed.
         raise SpecvizError("claims.below_one_faster", figure=found["number"], gain=1.0 + number)
@@ -205,15 +213,19 @@ def percent_of(text: str) -> float | None:
     if not found or not (found["unit"] or "").startswith("%"):
         return None
     number = _figure(found["number"])
-    return number if found["slower"] or found["slower_vi"] or number >= 100 else None
+    return number if found["slower"] or found["slower_vi"] or found["longer"] or number >= 100 else None
 
 
 def percent_reading(percent: float, speedup: float) -> Notice:
     """How a percentage of :func:`percent_of` was read, and the other reading to ask the author about:
     for a gain (``claims.percent_reading``) the new speed as that share of the old, percent / 100; for
-    a slowdown (``claims.percent_reading_slower``) a time per token that much longer, 1 / (1 + percent / 100)."""
+    a throughput that much lower (``claims.percent_reading_slower``, 1 − percent / 100) a time per
+    token that much longer, 1 / (1 + percent / 100), and the other way round (``claims.percent_reading_longer``)."""
+    lower, longer = 1.0 - percent / 100.0, 1.0 / (1.0 + percent / 100.0)
+    if speedup < 1.0 and math.isclose(speedup, lower):
+        return Notice("claims.percent_reading_slower", percent=percent, speedup=speedup, other=longer)
     if speedup < 1.0:
-        return Notice("claims.percent_reading_slower", percent=percent, speedup=speedup, other=1.0 / (1.0 + percent / 100.0))
+        return Notice("claims.percent_reading_longer", percent=percent, speedup=speedup, other=lower)
     return Notice("claims.percent_reading", percent=percent, speedup=speedup, other=percent / 100.0)
 
 

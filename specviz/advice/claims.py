@@ -95,6 +95,10 @@ class Claim:
     workload : tuple of int or None
         The user's tokens in and out per request: a speedup is claimed for decode, and a request
         gains less where its prefill takes time (:func:`specviz.workload.end_to_end`).
+    measured_gamma : int or None
+        The draft length the acceptance was measured at (a vLLM rate or length is one γ's), which
+        a slowdown with no γ of its own is checked at first (:mod:`specviz.advice.slowdown`): a load
+        test ran the γ it measured.
     """
 
     speedup: float
@@ -102,6 +106,7 @@ class Claim:
     gamma: int | None = None
     alpha: float | None = None
     workload: tuple[int, int] | None = None
+    measured_gamma: int | None = None
 
 
 @dataclass(frozen=True)
@@ -594,7 +599,10 @@ def no_fit_notices(scenario: Scenario, claim: Claim, memory_limit: int) -> tuple
                       target=scenario.target.name, engine=scenario.engine.name, batch=batch)
     # An FP8 cache is offered only where the cache is wider (the calculator's "To fit" offers it so).
     no_fit = "claims.reason.no_fit" if scenario.precision.kv_bytes > 1 else "claims.reason.no_fit_narrow_cache"
-    reason = (Notice(no_fit, batch=batch, most=memory_limit, context=scenario.context) if memory_limit
+    # At the claim's γ where it names one: "at any γ" had stood beside γ 16's 226 where γ 1 holds 229.
+    drafts = (Notice("claims.reason.drafts_any") if claim.gamma is None else
+              Notice("claims.reason.drafts_given", gamma=claim.gamma))
+    reason = (Notice(no_fit, batch=batch, most=memory_limit, context=scenario.context, drafts=drafts) if memory_limit
               else Notice("claims.reason.no_room", gpu=claim_verdict.devices(scenario), context=scenario.context))
     return headline, reason
 

@@ -300,15 +300,16 @@ def _at_claimed_batch(own: pd.DataFrame, batch: int | None) -> pd.DataFrame:
     return there if not there.empty else own
 
 
-def pair_acceptance(scenario: Scenario, published: Sequence[PublishedAcceptance]) -> tuple[float, PublishedAcceptance] | None:
+def pair_acceptance(scenario: Scenario, published: Sequence[PublishedAcceptance],
+                    lowest: bool = False) -> tuple[float, PublishedAcceptance] | None:
     """The highest acceptance published for the scenario's own pair (target and draft, as the calculator
-    offers it: :func:`specviz.scenario.published_acceptance`), as α at the scenario's reuse of MTP
-    layers, with its row; None where the pair has none. Matched by the draft's exact id: the SpecForge
-    head for gpt-oss-120b is not the SpecDrift one."""
+    offers it: :func:`specviz.scenario.published_acceptance`), or the ``lowest`` (what a slowdown is
+    weighed against), as α at the scenario's reuse of MTP layers, with its row; None where the pair has
+    none. Matched by the draft's exact id: the SpecForge head for gpt-oss-120b is not the SpecDrift one."""
     own = []
     for row in published_acceptance(published, scenario.target_id, scenario.draft_id):
         try:
             own.append((row.alpha_at(scenario.reuse), row))
         except InputError:  # a length the draft cannot make at this reuse: no α to weigh
             continue
-    return max(own, key=lambda found: found[0]) if own else None
+    return (min if lowest else max)(own, key=lambda found: found[0]) if own else None

@@ -28,15 +28,19 @@ only where they are unkind.
 * ``plausible``: at the acceptance the user measured (or at any acceptance, where even α = 1 does not
   lift the band's high edge above S*), the band's high edge is at or below S* at the γ checked;
 * ``conditional``: the model's figure reaches the slowdown at an acceptance up to ``alpha_max``
-  (with no measured α), or at the measured α only where the costs are not at the kind end of their
-  range, or only with a longer draft;
-* ``unlikely``: only the band's low edge (costs at the unkind end) reaches it, or the measured
-  acceptance is above what the slowdown allows at every γ.
+  (with no measured α; at any acceptance where even α = 1 does, the costs not at their kind end), or
+  at the measured α only where the costs are not at the kind end of their range, or only with a
+  longer draft than the one measured (the check is then at the shortest that gets there);
+* ``unlikely``: only the band's low edge (costs at the unkind end) reaches it, the measured
+  acceptance is above what the slowdown allows at every γ, or (with none measured) it needs less
+  acceptance than the least published for the pair.
 
-The γ checked is the claim's, else :data:`specviz.advice.claims.MEASURED_GAMMA` (4, seed 000's load
-test and a common ``num_speculative_tokens``) where it can reach the slowdown, else the shortest
-that can; the table has every γ. The batch is the claim's, else the one where the setting is slowest
-with nothing accepted (the deepest slowdown it allows, usually the largest batch the memory holds).
+The γ checked is the claim's, else the first that reaches the slowdown at the measured α, by the
+model's figure with nothing accepted, or by its band's low edge: the γ the acceptance was measured at
+(``Claim.measured_gamma``) or :data:`specviz.advice.claims.MEASURED_GAMMA` (4, seed 000's load test
+and a common ``num_speculative_tokens``) where it does, else the shortest that does; the table has
+every γ. The batch is the claim's, else the one where that γ is slowest with nothing accepted (the
+deepest slowdown it allows, usually the largest batch the memory holds with it).
 A slowdown is judged on decoding alone, as a gain is; published measurements and a workload's
 prefill are not weighed here (the Claims page shows the published figures beside it).
 
@@ -51,16 +55,18 @@ Seed 002 ("a = 3.5 was not enough"): speculation 49 % to 62 % slower than plain 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from specviz import calculator
-from specviz.advice import claim_verdict
+from specviz.advice import claim_verdict, evidence
 from specviz.advice.claims import MEASURED_GAMMA, Claim, claim_grid, no_fit_notices
 from specviz.errors import Notice
 from specviz.model import spec
+from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Scenario
 
 __all__ = ["SlowdownCheck", "check_slowdown", "check_slowdown_at_costs", "alpha_at_most", "required_as_shown",
@@ -91,7 +97,7 @@ class SlowdownCheck:
         (S at α = 0 and its band); the highest α at which the slowdown holds by the model
         (``alpha_max``), by the band's high edge (``alpha_certain``) and by its low edge
         (``alpha_possible``), NaN where none does, 1 where every α does; the vLLM-style
-        ``acceptance_rate`` and the ``acceptance_length`` at ``alpha_max`` as the conditions name it
+        ``acceptance_rate_at_most`` and the ``acceptance_length_at_most`` at ``alpha_max`` as the conditions name it
         (rounded down to three decimals); and, with a measured α,
         ``at_alpha``, ``at_alpha_low``, ``at_alpha_high``.
     batches : DataFrame
@@ -148,11 +154,15 @@ def alpha_at_most(slowdown: float, floor: np.ndarray, gamma: np.ndarray, reuse: 
     return np.where(~np.isfinite(length) | (length < 1.0), np.nan, np.where(length >= full, 1.0, alpha))
 
 
-def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int) -> SlowdownCheck:
+def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int,
+                   published: Sequence[PublishedAcceptance] = ()) -> SlowdownCheck:
     """Whether the slowdown ``claim`` (``claim.speedup`` below 1) can hold in ``scenario``. See the
     module's docstring for the verdict; a claim at a batch the memory does not hold with the draft at
     any γ is ``impossible``, said as for a gain (:func:`specviz.advice.claims.no_fit_notices`), with
-    nothing to draw.
+    nothing to draw. ``published`` are the published acceptances specviz ships: with no measured α,
+    a slowdown that needs less acceptance than the least published for the scenario's own pair
+    (:func:`specviz.advice.evidence.pair_acceptance`) is ``unlikely``, naming it (a manager's pass:
+    DeepSeek-V3's MTP "35% slower at 64" needs α ≤ 0.055, where it is published at 0.81 and more).
 
     The step model at α = 0 on every γ in 1..``gamma_max`` (or the claim's γ) and every batch of
     :func:`specviz.calculator.batch_grid` up to ``batch_max``, the memory's limits and the claim's
@@ -177,7 +187,12 @@ def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: 
     counted = grid == claim.batch if claim.batch is not None else np.ones(grid.size, dtype=bool)
     low_counted = np.where(counted[None, :], low, np.nan)
     holds = claim_verdict.batch_range(grid, counted & (np.fmin.reduce(low, axis=0) <= claim.speedup))
-    chosen = _checked_gamma(claim, gammas, np.fmin.reduce(low_counted, axis=1), claim.speedup)
+    # Per γ, the least over the batches the claim counts: the model's figure, its band's low edge, and
+    # (with a measured α) the model's figure there; the γ checked is the first that reaches the claim.
+    least = lambda values: np.fmin.reduce(np.where(counted[None, :], values, np.nan), axis=1)
+    at_measured = ([] if claim.alpha is None else
+                   [np.asarray(step_scenario.expected_tokens(claim.alpha, gammas), dtype=float) * least(floor)])
+    chosen = _checked_gamma(claim, gammas, [*at_measured, least(floor), least(low)], claim.speedup)
     row = int(np.flatnonzero(gammas == chosen)[0])
     # The batch checked: the claim's, else where the γ checked is slowest with nothing accepted.
     at = int(np.argmax(counted)) if claim.batch is not None else int(np.nanargmin(low_counted[row]))
@@ -204,6 +219,15 @@ def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: 
         yours = claim_verdict.batch_range(grid, counted & (at_alpha["at_alpha_high"][row] <= claim.speedup))
     verdict, headline, reasons, conditions = _verdict(scenario, claim, floor_at, required, holds, grid[counted],
                                                       float(np.nanmin(low[:, at])), int(gammas[np.nanargmin(low[:, at])]))
+    if verdict == "conditional" and claim.alpha is None and (least := evidence.pair_acceptance(
+            scenario, published, lowest=True)) is not None:
+        alpha_max = float(required.loc[required["gamma"] == chosen, "alpha_max"].iloc[0])
+        if least[0] > alpha_max:
+            row_published = least[1]
+            verdict, headline = "unlikely", Notice("claims.slowdown.verdict.below_pair", **headline.params)
+            conditions.insert(1, Notice("claims.slowdown.condition.below_pair", alpha=claim_verdict.at_most(alpha_max, 3),
+                                        published=least[0], gamma=row_published.gamma, dataset=row_published.dataset,
+                                        source=row_published.source))
     return SlowdownCheck(claim, verdict, headline, reasons, conditions, floor_at, required, batches, *holds, *yours,
                          memory_limit, memory_gamma)
 
@@ -214,24 +238,38 @@ def _measures_at(alpha_max: np.ndarray, gammas: np.ndarray, reuse: dict | None =
     table's figures are then the conditions' (at the exact α, a rate of 0.595 had stood beside a
     condition's 0.594)."""
     shown = np.nan_to_num(claim_verdict.at_most(alpha_max, 3))
-    return {"acceptance_rate": np.where(np.isnan(alpha_max), np.nan,
+    return {"acceptance_rate_at_most": np.where(np.isnan(alpha_max), np.nan,
                                         spec.acceptance_rate_from_alpha(shown, gammas, **(reuse or {}))),
-            "acceptance_length": np.where(np.isnan(alpha_max), np.nan, spec.expected_tokens(shown, gammas, **(reuse or {})))}
+            "acceptance_length_at_most": np.where(np.isnan(alpha_max), np.nan,
+                                                  spec.expected_tokens(shown, gammas, **(reuse or {})))}
 
 
-def _checked_gamma(claim: Claim, gammas: np.ndarray, lowest: np.ndarray, slowdown: float) -> int:
-    """The γ a slowdown is checked at: the claim's; else :data:`MEASURED_GAMMA` where it can reach the
-    slowdown at a batch the claim counts (``lowest``, per γ: the least of the band's low edge at
-    α = 0 over those batches, NaN where the γ's draft leaves room for none of them; a common setting,
-    and seed 000's), else the shortest γ that can, else the one of the deepest floor, which the
-    impossible verdict names (the longest where it fits: at a batch only short drafts leave room
-    for, a shorter one)."""
+def _checked_gamma(claim: Claim, gammas: np.ndarray, tiers: list[np.ndarray], slowdown: float) -> int:
+    """The γ a slowdown is checked at: the claim's; else the first of ``tiers`` (per γ, the least
+    speedup of the batches the claim counts: the model's figure at the measured α, the model's figure
+    at α = 0, its band's low edge there) that some γ brings down to ``slowdown``: the preferred γ
+    (:func:`preferred_gamma`) where it does, else the shortest that does; else the γ of the deepest
+    floor, which the impossible verdict names (the longest where it fits: at a batch only short drafts
+    leave room for, a shorter one). A manager's pass: "2x slower" for gpt-oss-120b had been said to
+    need the unkind end of the costs at γ 5, where γ 12's central figure reaches it."""
     if claim.gamma is not None:
         return int(claim.gamma)
-    reaching = np.nan_to_num(lowest, nan=np.inf) <= slowdown
-    if MEASURED_GAMMA in set(gammas[reaching]):
-        return MEASURED_GAMMA
-    return int(gammas[reaching].min()) if reaching.any() else int(gammas[np.nanargmin(lowest)])
+    preferred = preferred_gamma(claim, gammas)
+    for tier in tiers:
+        reaching = np.nan_to_num(tier, nan=np.inf) <= slowdown
+        if reaching[gammas == preferred].any():
+            return preferred
+        if reaching.any():
+            return int(gammas[reaching].min())
+    return int(gammas[np.nanargmin(tiers[-1])])
+
+
+def preferred_gamma(claim: Claim, gammas: np.ndarray) -> int:
+    """The γ a slowdown is checked at first where the claim names none: the one its acceptance was
+    measured at (a load test ran it), else :data:`MEASURED_GAMMA` (4: seed 000's load test, and a
+    common ``num_speculative_tokens``), within ``gammas``."""
+    wanted = claim.measured_gamma if claim.measured_gamma is not None else MEASURED_GAMMA
+    return int(min(max(wanted, gammas.min()), gammas.max()))
 
 
 def _verdict(scenario: Scenario, claim: Claim, floor: dict[str, float], required: pd.DataFrame,
@@ -247,16 +285,22 @@ def _verdict(scenario: Scenario, claim: Claim, floor: dict[str, float], required
                  tokens=floor["batch"] * (floor["gamma"] + 1), steps=1.0 / floor["speedup"],
                  regime=Notice(f"claims.slowdown.regime.{floor['regime']}"))
     if math.isnan(holds[1]):
-        return ("impossible", Notice("claims.slowdown.verdict.impossible", **setting, low=deepest),
-                [Notice("claims.slowdown.reason.out_of_reach", claim=claim.speedup, low=deepest, gamma=deepest_gamma,
+        drafts = f"γ {claim.gamma}" if claim.gamma is not None else f"γ 1–{int(required['gamma'].max())}"
+        least = _apart(deepest, claim.speedup)
+        return ("impossible", Notice("claims.slowdown.verdict.impossible", **setting, low=least, drafts=drafts),
+                [Notice("claims.slowdown.reason.out_of_reach", claim=claim.speedup, low=least, gamma=deepest_gamma,
                         batch=floor["batch"]), why], [])
     row = required.loc[required["gamma"] == floor["gamma"]].iloc[0]
     conditions = _acceptance_conditions(scenario, claim, row)
-    if claim.batch is None and not (holds[0] <= counted.min() and holds[1] >= counted.max() and not holds[2]):
+    if claim.batch is None and (holds[0] > counted.min() or holds[1] < counted.max() or holds[2]):
         conditions.append(Notice("claims.slowdown.condition.batches", low=int(holds[0]), high=int(holds[1])))
+        if holds[2]:  # the runs of batches inside that range where no γ gets that slow (the card's "except")
+            conditions.append(Notice("claims.condition.except_batches", gaps=claim_verdict.batch_runs(holds[2])))
     if claim.alpha is None:
         if row["alpha_certain"] >= 1.0:
             return "plausible", Notice("claims.slowdown.verdict.any_acceptance", **setting), [why], conditions
+        if row["alpha_max"] >= 1.0:
+            return "conditional", Notice("claims.slowdown.verdict.any_model", **setting), [why], conditions
         if math.isnan(row["alpha_max"]):
             return "unlikely", Notice("claims.slowdown.verdict.unkind_only", **setting), [why], conditions
         return ("conditional", Notice("claims.slowdown.verdict.conditional", **setting,
@@ -267,16 +311,28 @@ def _verdict(scenario: Scenario, claim: Claim, floor: dict[str, float], required
     if row["at_alpha_high"] <= claim.speedup:
         return "plausible", Notice("claims.slowdown.verdict.plausible", **setting, alpha=claim.alpha), reasons, conditions
     if row["at_alpha"] <= claim.speedup:
-        return ("conditional", Notice("claims.slowdown.verdict.band", **setting, alpha=claim.alpha), reasons,
-                [Notice("claims.slowdown.condition.not_kind", alpha=claim.alpha), *conditions])
-    longer = required.loc[(required["gamma"] > floor["gamma"]) & (required["at_alpha"] <= claim.speedup), "gamma"]
-    if len(longer):
-        return ("conditional", Notice("claims.slowdown.verdict.longer_draft", **setting, alpha=claim.alpha,
-                                      longer=int(longer.min())), reasons, conditions)
+        not_kind = [Notice("claims.slowdown.condition.not_kind", alpha=claim.alpha), *conditions]
+        shorter = preferred_gamma(claim, required["gamma"].to_numpy())
+        if claim.gamma is None and floor["gamma"] > shorter:
+            # The γ checked is the shortest at which the measured α gets that slow: the conditions and
+            # the calculator's link are at it (a manager's pass: they had stayed at γ 4, which does better).
+            return ("conditional", Notice("claims.slowdown.verdict.longer_draft", **setting, alpha=claim.alpha,
+                                          shorter=shorter), reasons, not_kind)
+        return "conditional", Notice("claims.slowdown.verdict.band", **setting, alpha=claim.alpha), reasons, not_kind
     if row["at_alpha_low"] <= claim.speedup:
         return "unlikely", Notice("claims.slowdown.verdict.kind_only_yours", **setting, alpha=claim.alpha), reasons, conditions
     return ("unlikely", Notice("claims.slowdown.verdict.short", **setting, alpha=claim.alpha,
                                speedup=float(row["at_alpha"])), reasons, conditions)
+
+
+def _apart(value: float, claim: float) -> str:
+    """``value``, above ``claim``, with the decimals that show it above: "0.384" beside a claim of
+    0.38, where two had read "0.38× cannot happen … at least 0.38×" (a manager's pass)."""
+    for decimals in (2, 3, 4):
+        shown = f"{value:.{decimals}f}"
+        if float(shown) > round(claim, decimals):
+            return shown
+    return f"{value:.4f}"
 
 
 def _acceptance_conditions(scenario: Scenario, claim: Claim, row: pd.Series) -> list[Notice]:
@@ -323,7 +379,7 @@ def check_slowdown_at_costs(claim: Claim, verify_cost: float, draft_cost: float,
     reasons : list of Notice
     required : DataFrame
         One row per γ: ``gamma``, ``floor`` (S at α = 0), ``max_speedup`` (at α = 1), ``alpha_max``,
-        ``acceptance_rate``, ``acceptance_length`` (and ``at_alpha`` where α is measured).
+        ``acceptance_rate_at_most``, ``acceptance_length_at_most`` (and ``at_alpha`` where α is measured).
     """
     gammas = np.arange(1, gamma_max + 1) if claim.gamma is None else np.array([claim.gamma])
     cost = np.asarray(spec.step_cost(gammas, verify_cost, draft_cost), dtype=float)
@@ -334,7 +390,8 @@ def check_slowdown_at_costs(claim: Claim, verify_cost: float, draft_cost: float,
     if required["alpha_max"].isna().all():
         return "impossible", [Notice("claims.slowdown.reason.costs_out_of_reach", claim=claim.speedup,
                                      floor=float(required["floor"].min()), gamma=int(gammas.max()), **costs)], required
-    gamma = _checked_gamma(claim, gammas, required["floor"].to_numpy(), claim.speedup)
+    at_measured = [] if claim.alpha is None else [np.asarray(spec.speedup(claim.alpha, gammas, verify_cost, draft_cost))]
+    gamma = _checked_gamma(claim, gammas, [*at_measured, required["floor"].to_numpy()], claim.speedup)
     row = required.loc[required["gamma"] == gamma].iloc[0]
     floor = Notice("claims.slowdown.reason.costs_floor", gamma=gamma, floor=float(row["floor"]), **costs)
     if math.isnan(row["alpha_max"]):

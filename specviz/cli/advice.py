@@ -61,8 +61,8 @@ def _slowdown_figures(check: slowdown.SlowdownCheck) -> dict[str, Any]:
     value = lambda column: None if row.empty or column not in row or pd.isna(row[column].iloc[0]) else float(row[column].iloc[0])
     return {"floor": {k: plain(v) for k, v in check.floor.items()}, "required_gamma": check.floor["gamma"],
             "alpha_at_most": value("alpha_max"), "alpha_at_most_certain": value("alpha_certain"),
-            "acceptance_rate_vllm_at_most": value("acceptance_rate"),
-            "acceptance_length_at_most": value("acceptance_length")}
+            "acceptance_rate_vllm_at_most": value("acceptance_rate_at_most"),
+            "acceptance_length_at_most": value("acceptance_length_at_most")}
 
 
 def _whole_up_to(setting: str) -> Callable[[str], int | None]:
@@ -157,13 +157,14 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     # command had judged at the load's mean context of 16,075 where the page judged at 1,024).
     chosen = linked_scenario(link, presets, {"prefill": "off", **(overrides or {})})
     alpha = None if measured is None else claims.alpha_from_measurement(*measured, chosen.reuse)
+    measured_gamma = measured[2] if measured is not None and measured[0] != "alpha" else None
     tokens = None if workload is None else (workload.input_tokens, workload.output_tokens)
     measured = evidence.comparable_published(published_speedups(), chosen, presets)
-    claim = claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha, workload=tokens)
+    claim = claims.Claim(speedup, batch=batch, gamma=gamma, alpha=alpha, workload=tokens, measured_gamma=measured_gamma)
     # A figure below 1 is a slowdown, checked as the Claims page checks it.
     slowing = speedup < 1.0
-    check = (slowdown.check_slowdown(chosen, claim, settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"))
-             if slowing else
+    check = (slowdown.check_slowdown(chosen, claim, settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"),
+                                     presets.acceptance) if slowing else
              claims.check_claim(chosen, claim, settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"),
                                 presets.acceptance, measured))
     batches = lambda low, high: None if math.isnan(high) else [int(low), int(high)]
