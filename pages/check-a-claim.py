@@ -217,7 +217,7 @@ if open_view != "beside" and check.batches.empty:
 elif open_view == "batch":
     altair_chart(charts.claim_by_batch(check.batches, speedup, lang,
                                        limit=check.memory_limit if check.memory_limit < batch_max else None,
-                                       limit_gamma=check.memory_gamma))
+                                       limit_gamma=check.memory_gamma, claimed_batch=batch))
 elif open_view == "required":
     st.subheader(t("claims.slowdown.required" if slowing else "claims.required", lang, batch=figure["batch"]))
     st.caption(t("claims.slowdown.required_note" if slowing else "claims.required_note", lang))

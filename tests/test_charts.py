@@ -11,7 +11,7 @@ import pandas as pd
 from conftest import PRESETS, make_scenario
 from specviz import calculator, charts, i18n, regime, settings, workload
 from specviz.charts import spec as chart_spec
-from specviz.advice import claims, draft_length
+from specviz.advice import claims, draft_length, slowdown
 from specviz.live import windows
 from specviz.model import spec
 from specviz.results import explorer, prediction
@@ -628,6 +628,16 @@ class TestClaimByBatch:
     def test_without_a_measured_alpha_only_the_ceiling(self):
         check = claims.check_claim(SCENARIO, claims.Claim(2.0), 8, 256)
         assert len(charts.claim_by_batch(check.batches, 2.0).to_dict()["layer"]) == 6
+
+    def test_the_claimed_batch_is_marked_and_a_slowdown_draws_its_floor(self):
+        check = slowdown.check_slowdown(SCENARIO, claims.Claim(0.65, batch=64, alpha=0.3), 8, 256)
+        spec = charts.claim_by_batch(check.batches, 0.65, claimed_batch=64).to_dict()
+        assert (spec["layer"][0]["encoding"]["y"]["field"], spec["layer"][1]["encoding"]["y"]["field"]) == (
+            "floor_low", "floor")
+        rule, label = spec["layer"][-2:]
+        assert rule["mark"]["type"] == "rule"
+        assert spec["datasets"][rule["data"]["name"]] == [{"batch": 64, "label": "claimed at batch 64"}]
+        assert label["mark"]["type"] == "text"
 
 
 class TestMeasuredVsPredicted:

@@ -513,7 +513,7 @@ def _memory_wall(limit: pd.DataFrame, x: alt.X, lang: str) -> list[alt.Chart]:
 
 
 def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en", limit: int | None = None,
-                   limit_gamma: int | None = None) -> alt.LayerChart:
+                   limit_gamma: int | None = None, claimed_batch: int | None = None) -> alt.LayerChart:
     """What a claim is up against at each batch (log x): the most the setting gives with every draft
     token accepted, best γ (line, its band shaded from the cautious to the optimistic edge), the speedup at the
     measured α where there is one (dashed, its band shaded), the claim as a red rule and, where the
@@ -522,7 +522,9 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en", limit:
 
     ``batches`` is :attr:`specviz.advice.claims.ClaimCheck.batches`: it stops at the memory's limit.
     For a slowdown it is :attr:`specviz.advice.slowdown.SlowdownCheck.batches`, whose ``floor`` (every
-    draft token rejected) is drawn in place of the ceiling, both lines at the γ checked.
+    draft token rejected) is drawn in place of the ceiling, both lines at the γ checked. The claim's
+    own batch (``claimed_batch``), where it names one, is a grey rule labelled at the bottom: the figures the verdict
+    weighs are where it crosses the lines (a manager's pass had looked for batch 64 on a log axis).
     """
     batch, speedup = t("chart.batch", lang), t("chart.speedup", lang)
     x = alt.X("batch:Q", scale=alt.Scale(type="log", nice=False), title=batch)
@@ -550,7 +552,15 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en", limit:
                          alt.Tooltip(f"{high}:Q", title=t("chart.band_high", lang), format=".2f")]),
         ]
     wall = _memory_wall(_memory_limit_frame(limit, lang, limit_gamma), x, lang) if limit is not None else []
-    return alt.layer(*layers, *_break_even_rule(lang, speedup), *_claim_rule(claim, lang, speedup), *wall,
+    claimed = []
+    if claimed_batch is not None:
+        at = alt.Chart(pd.DataFrame({"batch": [claimed_batch],
+                                     "label": [t("chart.claimed_batch", lang, batch=claimed_batch)]}))
+        claimed = [at.mark_rule(color="gray", strokeDash=[2, 2]).encode(
+                       x=x, tooltip=[alt.Tooltip("label:N", title=t("chart.claimed_batch_title", lang))]),
+                   at.mark_text(align="left", baseline="bottom", dx=4, dy=-4, color="gray").encode(
+                       x=x, y=alt.YValue(320), text="label:N")]
+    return alt.layer(*layers, *_break_even_rule(lang, speedup), *_claim_rule(claim, lang, speedup), *wall, *claimed,
                      autosize=FIT_WIDTH, height=320)
 
 
