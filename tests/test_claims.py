@@ -315,7 +315,8 @@ class TestReadSentence:
 
     @pytest.mark.parametrize("text, speedup", [
         ("2x slower", 0.5), ("two times slower", 0.5), ("3x higher latency", 1 / 3), ("2x lower throughput", 0.5),
-        ("chậm hơn 2 lần", 0.5), ("latency rises by 2x on H100", 0.5),
+        ("chậm hơn 2 lần", 0.5), ("latency rises by 2x on H100", 0.5), ("twice as slow", 0.5), ("chậm gấp đôi", 0.5),
+        ("bốn lần chậm hơn", 0.25), ("độ trễ tăng 2 lần", 0.5), ("chậm gấp 2 lần", 0.5), ("chậm gấp ba lần", 1 / 3),
         # A manager's pass: each of these losses had been read as a gain of its percentage (1.35×, 1.3×, 1.2×).
         ("throughput dropped 35%", 0.65), ("latency increased by 35%", 1 / 1.35), ("TPOT increased by 35%", 1 / 1.35),
         ("lost 30% throughput", 0.7), ("throughput fell by 30%", 0.7), ("30% throughput loss", 0.7),
@@ -327,15 +328,10 @@ class TestReadSentence:
         assert claim_sentence.read_sentence(text, PRESETS).speedup == pytest.approx(speedup)
 
     @pytest.mark.parametrize("text", [
-        # An attack pass: each was read as a speedup of its figure. The slowdowns among them that are not
-        # read as one ("twice as slow", "bốn lần chậm hơn") are refused rather than guessed.
-        "twice the latency", "bốn lần chậm hơn", "rẻ hơn 3 lần", "giảm 3 lần chi phí", "ba lần giảm",
-        "reduces cost by 3x on H100",
-        # A second pass: each of these had been read as 2x.
-        "twice as slow", "chậm gấp đôi", "độ trễ tăng 2 lần",
-        # "gấp" kept where a multiple in words is written as a figure: still a slowdown.
-        "chậm gấp 2 lần", "chậm gấp ba lần"])
-    def test_a_slowdown_or_another_ratio_is_no_speedup(self, text):
+        # An attack pass: each was read as a speedup of its figure.
+        "twice the latency", "rẻ hơn 3 lần", "giảm 3 lần chi phí", "ba lần giảm",
+        "reduces cost by 3x on H100", "2x the memory", "5x cheaper"])
+    def test_another_ratio_is_no_speedup(self, text):
         with pytest.raises(SpecvizError) as raised:
             claim_sentence.read_sentence(text, PRESETS)
         assert raised.value.key == "claims.no_speed_figure"

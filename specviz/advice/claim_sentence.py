@@ -60,8 +60,9 @@ _RATIO_BEFORE = re.compile(r"(?:\b(?:reduc|cut|lower|decreas)\w*(?:\s+[^\s,;:.]+
                            r"|\blatency\s+(?:rises|grows|increases|goes\s+up)(?:\s+by)?)(?:\s+gấp)?\s*$", re.IGNORECASE)
 # A slowdown of speed said after or before its figure ("35% slower", "2x lower throughput", "3x higher
 # latency", "chậm hơn 2 lần"): read as one where the sentence has no figure of speed.
-_SLOWER_AFTER = re.compile(r"\s*(?:slower\b|(?:lower|less|worse)\s+(?:throughput|speed|tps)\b)", re.IGNORECASE)
-_SLOWER_BEFORE = re.compile(r"chậm\s+hơn\s*$", re.IGNORECASE)
+_SLOWER_AFTER = re.compile(r"\s*(?:slower\b|as\s+slow\b|(?:lower|less|worse)\s+(?:throughput|speed|tps)\b|chậm\s+hơn)",
+                           re.IGNORECASE)
+_SLOWER_BEFORE = re.compile(r"chậm(?:\s+hơn)?(?:\s+gấp)?\s*$", re.IGNORECASE)
 # A fall of speed said around its figure: "throughput dropped 35%", "tokens/s went down 30%", "slowed
 # down by 20%", "lost 30% throughput", "a 30% throughput loss", "30% drop in throughput" (each had been
 # read as a gain of its percentage: a manager's pass). Read as that much slower (1 − p).
@@ -74,8 +75,8 @@ _SPEED_FELL_AFTER = re.compile(rf"\s*(?:{_SPEED}\s+(?:loss|drop|decline)\b|(?:lo
 # A rise of the time per token: "latency increased by 35%", "TPOT rose 35%" (1 / (1 + p)); "35% higher
 # latency" is the claim's own words (claim_words).
 _TIME = r"(?:latency|tpot|itl|time\s+per\s+(?:output\s+)?token|decode\s+time)"
-_TIME_ROSE_BEFORE = re.compile(rf"\b{_TIME}\b[^,;:.]{{0,24}}?\b(?:increased|increases|rose|rises|grew|grows|went\s+up"
-                               r"|goes\s+up|was\s+up)(?:\s+by)?\s*$", re.IGNORECASE)
+_TIME_ROSE_BEFORE = re.compile(rf"(?:\b{_TIME}\b[^,;:.]{{0,24}}?\b(?:increased|increases|rose|rises|grew|grows|went\s+up"
+                               r"|goes\s+up|was\s+up)(?:\s+by)?|độ\s+trễ\s+tăng(?:\s+thêm)?(?:\s+gấp)?)\s*$", re.IGNORECASE)
 _TIME_LONGER_AFTER = re.compile(rf"\s*(?:higher|more|longer)\s+{_TIME}\b", re.IGNORECASE)
 
 
