@@ -57,6 +57,36 @@ class TestParseClaim:
             note = claim_words.percent_reading(percent, speedup)
             assert note.key == "claims.percent_reading_slower" and note.params["other"] == pytest.approx(1 / (1 + percent / 100))
 
+    @pytest.mark.parametrize("text", ["Without speculative decoding, generation is 2x slower on H100",
+                                      "Plain autoregressive decoding is 2.5x slower than EAGLE-3",
+                                      "Vanilla decoding was 35% slower than our speculative engine",
+                                      "Giải mã thông thường chậm hơn 2 lần so với EAGLE-3",
+                                      "Our competitor's speculative decoding is 40% slower than ours"])
+    def test_the_plain_side_slower_is_no_slowdown_of_speculation(self, text):
+        """A regression pass: each had read as a slowdown of speculation, which it says is a gain."""
+        with pytest.raises(SpecvizError) as raised:
+            claim_sentence.read_sentence(text, PRESETS)
+        assert raised.value.key == "claims.slower_other"
+
+    @pytest.mark.parametrize("text", ["nhanh hơn 0,5x", "tăng tốc 0,5x", "EAGLE-3 nhanh hơn 0,5 lần trên H100"])
+    def test_a_figure_below_one_said_faster_in_vietnamese_is_refused(self, text):
+        with pytest.raises(SpecvizError) as raised:
+            (claim_sentence.read_sentence(text, PRESETS) if " trên " in text else claim_words.parse_claim(text))
+        assert raised.value.key == "claims.below_one_faster"
+
+    @pytest.mark.parametrize("text, speedup", [("0.5x–0.8x", 0.5), ("62% to 49% slower", 0.38), ("2x–3x slower", 1 / 3),
+                                               ("1.5x-2x", 2.0), ("up to 20%-30% faster", 1.3)])
+    def test_a_range_claims_its_far_end(self, text, speedup):
+        """The most of a gain, the deepest of a slowdown; "1.2x to 0.8x" is no one claim."""
+        assert claim_words.parse_claim(text) == pytest.approx(speedup)
+        with pytest.raises(SpecvizError) as raised:
+            claim_words.parse_claim("1.2x to 0.8x")
+        assert raised.value.key == "claims.range_mixed"
+
+    def test_a_gain_before_a_ratio_below_one(self):
+        """"0.9x at batch 256 and 1.5x at batch 64" claims 1.5× (a regression pass had read 0.9×)."""
+        assert claim_sentence.read_sentence("0.9x at batch 256 and 1.5x at batch 64", PRESETS).speedup == 1.5
+
     def test_a_longer_time_per_token_is_its_reciprocal(self):
         """"35% higher latency" is a time per token 1.35 times as long: 1/1.35 = 0.74× the speed, its other
         reading (a throughput 35 % lower, 0.65×) said; "0.8x speedup" is a ratio, not "0.8x faster"."""
@@ -64,7 +94,9 @@ class TestParseClaim:
         note = claim_words.percent_reading(claim_words.percent_of("35% higher latency"), 1 / 1.35)
         assert note.key == "claims.percent_reading_longer" and note.params["other"] == pytest.approx(0.65)
         assert claim_words.parse_claim("0.8x speedup") == claim_words.parse_claim("speedup of 0.8") == 0.8
-        assert claim_words.batch_in_words("0.65x, 64-user load test") == claim_words.batch_in_words("0.65x with 64 users") == 64
+        assert claim_words.batch_in_words("0.65x, 64-user load test") == 64
+        # Users of a service are no batch: "2,000,000 users" had stopped a sentence's reading (a regression pass).
+        assert claim_words.batch_in_words("2x for 500 users") is None and claim_words.batch_in_words("2x with 1.5-user") is None
 
     @pytest.mark.parametrize("text, speedup", [("2.5x at batch 64", 2.5), ("3x at batch size 256", 3.0),
                                                ("up to 3x, bs=32", 3.0), ("2x with 64 concurrent requests", 2.0),
@@ -330,7 +362,14 @@ class TestReadSentence:
     @pytest.mark.parametrize("text", [
         # An attack pass: each was read as a speedup of its figure.
         "twice the latency", "rẻ hơn 3 lần", "giảm 3 lần chi phí", "ba lần giảm",
-        "reduces cost by 3x on H100", "2x the memory", "5x cheaper"])
+        "reduces cost by 3x on H100", "2x the memory", "5x cheaper",
+        # A regression pass: ratios below 1 of something else, and falls or rises of something else
+        # (accuracy, a training's speed, a first token's or a tail's time, a speed-up), read as slowdowns or gains.
+        "0.1x the size", "draft costs 0.05x of a target forward pass", "0.3x extra memory",
+        "reaches 0.6x the TPOT of plain decoding", "latency is 0.5x of baseline", "a 0.5x reduction in latency",
+        "Model performance dropped 2% on GSM8K", "Training speed dropped 20%", "The speed-up dropped 30%",
+        "EAGLE-3's throughput gain dropped by 40%", "p99 latency rose 20% due to queueing", "TTFT latency increased by 15%",
+        "Per-user throughput stays flat while TPOT dropped 35% on H100"])
     def test_another_ratio_is_no_speedup(self, text):
         with pytest.raises(SpecvizError) as raised:
             claim_sentence.read_sentence(text, PRESETS)
@@ -390,6 +429,10 @@ class TestReadSentence:
         ("With MTP enabled, our 64-user load test on 8x B200 lost 30% throughput with DeepSeek-V3", 0.7, 64),
         # A fall of something other than speed is not one: the figure of speed is read.
         ("cost dropped 35% and it is 2x faster", 2.0, None), ("lost 2 GPUs but is 1.5x faster", 1.5, None),
+        # A regression pass over 671 texts against the session's start: each had read otherwise.
+        ("Serving 2,000,000 users, our EAGLE-3 deployment of Llama-3.1-8B runs 2x faster on H100.", 2.0, None),
+        ("Throughput increased by 80% with EAGLE-3 on H100", 1.8, None),
+        ("throughput rose 50% at batch 8 on H100", 1.5, 8), ("Throughput dropped 35% and latency fell 50% on H100", 0.65, None),
         ("speculation was 49% to 62% slower than plain generation", 0.38, None),
         ("Tốc độ chậm hơn 2 lần trên H100", 0.5, None), ("EAGLE-3 is 0.8x at batch 256 on 8x H100", 0.8, 256),
         # A figure of speed comes first; "49%" of a range had been read as 1.49× faster.

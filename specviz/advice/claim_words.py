@@ -16,7 +16,7 @@ from specviz import settings
 from specviz.errors import Notice, SpecvizError
 
 __all__ = ["parse_claim", "batch_in_words", "other_batches", "batches_left_out", "gpus_left_out", "percent_of",
-           "percent_reading", "claim_text", "cut_at_word", "in_figures", "BATCH_WORDS", "MAGNITUDE", "SIGN"]
+           "percent_reading", "claim_text", "cut_at_word", "in_figures", "without_batch", "BATCH_WORDS", "MAGNITUDE", "SIGN"]
 
 # A figure as written: its minus sign and its exponent are part of it, so that "-3x" is not read as 3x
 # nor "1e9x" as 9x. Up to 15 digits (and 5 groups of thousands), 15 decimals and a one-digit exponent:
@@ -29,9 +29,10 @@ SIGN, MAGNITUDE = r"[-−]", r"\d{1,15}(?:(?:,\d{3}){1,5}|[.,]\d{1,15})?(?:e[-+]
 # Vendors' words about the figure are read with it: "speedup 10x", "2x throughput", "1.8x lower latency"
 # (each had been refused in the claim's own field: a manager's pass), "nhanh hơn tới 3 lần", "gấp 3 lần".
 _CLAIM = re.compile(r"^\s*(?:speed-?up\s*(?:of\s+)?)?(?:up\s+to|lên\s+đến|lên\s+tới|tới|đến)?\s*"
-                    r"(?:nhanh(?:\s+hơn)?|tăng\s+tốc|(?P<slower_vi>chậm(?:\s+hơn)?))?\s*(?:(?:lên\s+)?(?:tới|đến)\s+)?(?:gấp\s+)?"
-                    # A range ("1.5x–2x", "1.5 to 2x", "49% to 62% slower") claims its far end.
-                    r"(?:\d{1,15}(?:[.,]\d{1,15})?\s*[x×%]?\s*(?:-|–|—|to|đến)\s*)?"
+                    r"(?:(?P<faster_vi>nhanh(?:\s+hơn)?|tăng\s+tốc)|(?P<slower_vi>chậm(?:\s+hơn)?))?\s*(?:(?:lên\s+)?(?:tới|đến)\s+)?(?:gấp\s+)?"
+                    # A range ("1.5x–2x", "1.5 to 2x", "49% to 62% slower") claims its far end: the most of a
+                    # gain, the deepest of a slowdown.
+                    r"(?:(?P<first>\d{1,15}(?:[.,]\d{1,15})?)\s*[x×%]?\s*(?:-|–|—|to|đến)\s*)?"
                     rf"(?P<number>{SIGN}?{MAGNITUDE})\s*(?P<unit>[x×]|times|lần|%)?\s*"
                     # A figure below 1 beside "faster" is refused (its two readings); "0.8x speedup" is a ratio.
                     r"(?:(?P<faster>faster|as\s+fast|nhanh\s+hơn|lower\s+latency"
@@ -43,13 +44,14 @@ _CLAIM = re.compile(r"^\s*(?:speed-?up\s*(?:of\s+)?)?(?:up\s+to|lên\s+đến|l�
                     r"|(?P<longer>(?:higher|more|longer)\s+(?:latency|tpot|itl|time\s+per\s+token)|longer))?\s*$", re.IGNORECASE)
 # The batch a claim names, wherever in its words: "at batch 64", "batch size 64", "bs=64",
 # "concurrency 64 users", "at 256 concurrency", "64 concurrent requests", "ở batch 64", "độ đồng thời 128",
-# a load test's "64-user" or "64 users" (seed 000's); and batch 1 said in words: "a single request", "a
-# single user", "một request".
+# a load test's "64-user" (seed 000's; not "500 users", who use a service, not one batch); and batch 1
+# said in words: "a single request", "a single user", "một request".
 BATCH_WORDS = re.compile(r"[,;]?\s*(?:(?:at|with|ở|tại|với|for|on|cho)\s+)?"
                     r"(?:\b(?:batch(?:\s+size)?|bs|concurrency(?:\s+of)?|độ\s+đồng\s+thời)\s*[=:]?\s*(?P<batch>\d{1,3}(?:,\d{3})+(?![\d.])|\d+)"
                     r"(?:\s+(?:users|requests|clients|người\s+dùng))?"
                     r"|\b(?P<concurrent>\d{1,3}(?:,\d{3})+(?![\d.])|\d+)(?:\s+(?:concurrent(?:\s+(?:requests|users))?|concurrency"
-                    r"|(?:request|người\s+dùng)\s+đồng\s+thời)|(?:\s+|-)users?)"
+                    r"|(?:request|người\s+dùng)\s+đồng\s+thời))"
+                    r"|(?<![\d.,])(?P<users>\d{1,7})-user\b"
                     r"|(?:\ba\s+)?\b(?P<single>single|một)\s+(?:request|user|stream|người\s+dùng))\b",
                     re.IGNORECASE)
 # Two throughputs, the speculative one first, as a vendor prints them: "858 vs 456 TPS", "858 tok/s against
@@ -148,27 +150,45 @@ def parse_claim(text: str) -> float:
         ``claims.slowdown_too_deep`` below 1/64×; ``claims.slowdown_percent`` at 100 % slower or more.
     """
     words = claim_text(text)
-    if rates := _RATES.match(BATCH_WORDS.sub(" ", words)):
+    if rates := _RATES.match(without_batch(words)):
         new, old = (_figure(rates[name]) for name in (("new", "old") if rates["new"] else ("after", "before")))
         if old <= 0:
             raise SpecvizError("claims.unreadable", text=cut_at_word(words))
         return _checked_speedup(new / old)
-    found = _CLAIM.match(BATCH_WORDS.sub(" ", in_figures(words)))
+    found = _CLAIM.match(without_batch(in_figures(words)))
     if not found:
         raise SpecvizError("claims.unreadable", text=cut_at_word(words))
     number = _figure(found["number"])
     if number < 0:
         raise SpecvizError("claims.negative_speedup", figure=found["number"])
     percent = (found["unit"] or "").startswith("%")
-    if found["slower"] or found["slower_vi"]:
-        return _checked_speedup(_slowdown(number, percent))
-    if found["longer"]:
-        # A time per token that much longer: 1 / (1 + p) for a percentage, 1 / N for "N times".
-        return _checked_speedup(1.0 / (1.0 + number / 100.0) if percent else _slowdown(number, percent))
-    if found["faster"] and not percent and 0.0 < number < 1.0:
-        # "0.5x faster": half the speed, or 50 % faster? Both are written; neither is guessed.
+    if (found["faster"] or found["faster_vi"]) and not percent and 0.0 < number < 1.0:
+        # "0.5x faster", "nhanh hơn 0,5x": half the speed, or 50 % faster? Both are written; neither is guessed.
         raise SpecvizError("claims.below_one_faster", figure=found["number"], gain=1.0 + number)
-    return _checked_speedup(1.0 + number / 100.0 if percent else number)
+    ends = [number] if found["first"] is None else [_figure(found["first"]), number]
+    readings = [_reading(found, end, percent) for end in ends]
+    if len(readings) == 2 and (readings[0] - 1.0) * (readings[1] - 1.0) < 0:
+        # "1.2x to 0.8x": a gain at one end and a loss at the other is no one claim.
+        raise SpecvizError("claims.range_mixed", low=min(readings), high=max(readings))
+    return _checked_speedup(min(readings) if readings[-1] < 1.0 else readings[-1])
+
+
+def _reading(found: re.Match, number: float, percent: bool) -> float:
+    """The speed ratio ``number`` stands for in a claim matched by :data:`_CLAIM`: a slowdown's
+    (:func:`_slowdown`), a longer time per token's (1 / (1 + p) for a percentage, 1 / N for "N times"),
+    or a gain's (1 + p for a percentage, the figure itself)."""
+    if found["slower"] or found["slower_vi"]:
+        return _slowdown(number, percent)
+    if found["longer"]:
+        return 1.0 / (1.0 + number / 100.0) if percent else _slowdown(number, percent)
+    return 1.0 + number / 100.0 if percent else number
+
+
+def without_batch(words: str) -> str:
+    """``words`` with the batch they name (:data:`BATCH_WORDS`) taken out and the blanks left one space
+    apart: a run of blanks where several were taken out had made the claim's pattern try its ways
+    through them (200 ms for "bs=1 " written 200 times, a regression pass)."""
+    return " ".join(BATCH_WORDS.sub(" ", words).split())
 
 
 def _slowdown(number: float, percent: bool) -> float:
@@ -209,7 +229,7 @@ def percent_of(text: str) -> float | None:
     faster": :func:`parse_claim` reads the old speed plus that share, 5×, some authors mean the new
     speed as that share of the old, 4×), and any percentage slower ("35% slower": a throughput 35 %
     lower, 0.65×, or a time per token 35 % longer, 0.74×). None for any other claim."""
-    found = _CLAIM.match(BATCH_WORDS.sub(" ", in_figures(claim_text(text))))
+    found = _CLAIM.match(without_batch(in_figures(claim_text(text))))
     if not found or not (found["unit"] or "").startswith("%"):
         return None
     number = _figure(found["number"])
@@ -287,7 +307,7 @@ def batch_in_words(text: str) -> int | None:
     if found is None:
         return None
     # "batch 1,025" groups thousands (it had been read as batch 1).
-    batch = 1 if found["single"] else int((found["batch"] or found["concurrent"]).replace(",", ""))
+    batch = 1 if found["single"] else int((found["batch"] or found["concurrent"] or found["users"]).replace(",", ""))
     if batch > (batch_max := settings.get("SPECVIZ_BATCH_MAX")):  # said, as the batch field says it
         # A batch of 23 digits said as 1e+23, not in full.
         raise SpecvizError("claims.batch_too_large", batch=batch if batch < 10 ** 12 else float(batch), batch_max=batch_max)
