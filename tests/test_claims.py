@@ -369,7 +369,8 @@ class TestReadSentence:
         "reaches 0.6x the TPOT of plain decoding", "latency is 0.5x of baseline", "a 0.5x reduction in latency",
         "Model performance dropped 2% on GSM8K", "Training speed dropped 20%", "The speed-up dropped 30%",
         "EAGLE-3's throughput gain dropped by 40%", "p99 latency rose 20% due to queueing", "TTFT latency increased by 15%",
-        "Per-user throughput stays flat while TPOT dropped 35% on H100"])
+        "Per-user throughput stays flat while TPOT dropped 35% on H100",
+        "At the same throughput budget TPOT dropped by 35% with EAGLE-3 on H100."])
     def test_another_ratio_is_no_speedup(self, text):
         with pytest.raises(SpecvizError) as raised:
             claim_sentence.read_sentence(text, PRESETS)
@@ -433,6 +434,7 @@ class TestReadSentence:
         ("Serving 2,000,000 users, our EAGLE-3 deployment of Llama-3.1-8B runs 2x faster on H100.", 2.0, None),
         ("Throughput increased by 80% with EAGLE-3 on H100", 1.8, None),
         ("throughput rose 50% at batch 8 on H100", 1.5, 8), ("Throughput dropped 35% and latency fell 50% on H100", 0.65, None),
+        ("Speculative decoding is 2x faster than plain decoding, which is 50% slower at batch 1 on H100.", 2.0, 1),
         ("speculation was 49% to 62% slower than plain generation", 0.38, None),
         ("Tốc độ chậm hơn 2 lần trên H100", 0.5, None), ("EAGLE-3 is 0.8x at batch 256 on 8x H100", 0.8, 256),
         # A figure of speed comes first; "49%" of a range had been read as 1.49× faster.

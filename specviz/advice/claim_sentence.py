@@ -77,7 +77,8 @@ _SLOWER_BEFORE = re.compile(r"chậm(?:\s+hơn)?(?:\s+gấp)?\s*$", re.IGNORECAS
 # or a training's speed (a regression pass).
 _SPEED = r"(?:throughput|tps|tok(?:en)?s?\s*/\s*s(?:ec)?|speed(?!-?up))"
 _FELL = r"(?:dropped|drops|fell|falls|declined|declines|decreased|decreases|went\s+down|goes\s+down|was\s+down)"
-_GAP = r"(?:\s+(?!(?:gain|improvement|advantage|speed-?up|while|and|but|whereas)\b)[^\s,;:.]+){0,2}?\s+"
+_GAP = (r"(?:\s+(?!(?:gain|improvement|advantage|speed-?up|while|and|but|whereas|tpot|ttft|itl|latency|time|cost"
+        r"|memory|accuracy)\b)[^\s,;:.]+){0,2}?\s+")
 _SPEED_FELL_BEFORE = re.compile(rf"(?:\b{_SPEED}\b{_GAP}{_FELL}(?:\s+by)?|\bslow(?:ed|s)\s+down(?:\s+by)?"
                                 r"|\b(?:lost|loses|losing)(?:\s+(?:about|around|some|over|nearly))?)\s*$", re.IGNORECASE)
 _SPEED_FELL_AFTER = re.compile(rf"\s*(?:{_SPEED}\s+(?:loss|drop|decline)\b|(?:loss|drop|decline)\s+(?:in|of)\s+{_SPEED}\b)",
@@ -105,22 +106,21 @@ _THAN_SPECULATION = re.compile(r"[^,;:.]{0,24}?\b(?:than|so\s+với)\s+(?:with\s
                                r"(?:spec\w*|eagle\w*|p-eagle|mtp|medusa|draft\w*|n-?gram|lookahead|ours)\b", re.IGNORECASE)
 
 
+# What _loss says of a slowdown of the plain side (or another's): no loss of speculation's.
+_OTHER_SIDE = "other side"
+
+
 def _loss(words: str, figure: re.Match) -> str | None:
     """What a sentence's figure says was lost: " slower" where speed fell by it, " longer" where the time
     per token rose by it (the words :func:`specviz.advice.claim_words.parse_claim` reads it with),
-    None where neither is said, or where what was lost is not a decode step's speed.
-
-    Raises
-    ------
-    SpecvizError
-        ``claims.slower_other`` where the slower side is the plain one or another's, not speculation.
-    """
+    :data:`_OTHER_SIDE` where the slower side is the plain one or another's, not speculation, and None
+    where none is said, or where what was lost is not a decode step's speed."""
     before, after = words[max(0, figure.start() - 48):figure.start()], words[figure.end():]
     if _NOT_DECODE.search(before):
         return None
     lost = _time_or_speed_lost(before, after)
     if lost is not None and (_PLAIN_SIDE.search(before) or _THAN_SPECULATION.match(after)):
-        raise SpecvizError("claims.slower_other", figure=figure.group(0).strip())
+        return _OTHER_SIDE
     return lost
 
 
@@ -556,10 +556,13 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     figures = [f for f in figures if f.start() not in losses
                and (not _below_one(f) or _SPEED_WORDS.search(own_words(f)) or _RATIO_ALONE.match(unbatched, f.end()))]
     near = [f for f in figures if _SPEED_WORDS.search(own_words(f))]
-    slowdowns = [f for f in written if f.start() in losses]
+    slowdowns = [f for f in written if f.start() in losses and losses[f.start()] != _OTHER_SIDE]
     # A gain before a ratio below 1: "0.9x at batch 256 and 1.5x at batch 64" is a claim of 1.5×.
     gains = [f for f in near or figures if not _below_one(f)]
     figure = (gains or near or figures or slowdowns or [None])[0]
+    if figure is None and (other := next((f for f in written if losses.get(f.start()) == _OTHER_SIDE), None)):
+        # The plain side named as the slower one, and no other figure: the gain it is, said as one.
+        raise SpecvizError("claims.slower_other", figure=other.group(0).strip())
     if figure is None and written:
         raise SpecvizError("claims.no_speed_figure", figures=", ".join(f.group(0).strip() for f in written[:3]))
     if figure is None:
