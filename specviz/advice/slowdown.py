@@ -69,8 +69,8 @@ from specviz.model import spec
 from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Scenario
 
-__all__ = ["SlowdownCheck", "check_slowdown", "check_slowdown_at_costs", "alpha_at_most", "required_as_shown",
-           "calculator_point"]
+__all__ = ["SlowdownCheck", "check_slowdown", "check_slowdown_at_costs", "alpha_at_most", "preferred_gamma",
+           "required_as_shown", "calculator_point"]
 
 
 @dataclass(frozen=True)
