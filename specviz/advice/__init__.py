@@ -2,8 +2,10 @@
 
 - ``claim_words``: a vendor's claim read from its words ("up to 3x", "2.5x at batch 64", "35%
   slower"): its figure, batch and percentage.
-- ``claim_sentence``: a slide's whole sentence read: its figure, hardware, model, method, precision,
-  batch, dataset, and what it leaves out.
+- ``claim_sentence``: a slide's whole sentence read: its hardware, model, method, precision, batch,
+  dataset, and what it leaves out.
+- ``claim_figure``: which of a sentence's figures is its claim (a speedup, or a slowdown said around
+  its figure), and which are counts of GPUs, names or other ratios.
 - ``claim_over``: what a claim's figure is compared with: a drafting method ("over EAGLE-3"), other
   words ("than vLLM", "gấp 1,5 lần vLLM") or plain decoding, and what a Claims link says of it.
 - ``claims``: what would have to be true for a claim to hold on a scenario: the α, acceptance length
