@@ -421,9 +421,15 @@ class TestReadSentence:
             claim_sentence.read_sentence(text, PRESETS)
         assert raised.value.key == "claims.slower_other"
 
-    def test_a_gain_before_a_ratio_below_one(self):
-        """"0.9x at batch 256 and 1.5x at batch 64" claims 1.5× (a regression pass had read 0.9×)."""
-        assert claim_sentence.read_sentence("0.9x at batch 256 and 1.5x at batch 64", PRESETS).speedup == 1.5
+    def test_a_gain_before_a_ratio_below_one_at_its_own_batch(self):
+        """"0.9x at batch 256 and 1.5x at batch 64" claims 1.5× at batch 64 (a regression pass had read
+        0.9×, then 1.5× at batch 256); the other figure's batch is that figure's, not one left out."""
+        reading = claim_sentence.read_sentence("0.9x at batch 256 and 1.5x at batch 64", PRESETS)
+        assert (reading.speedup, reading.batch, reading.other_batches) == (1.5, 64, ())
+        reading = claim_sentence.read_sentence("EAGLE-3 gives 2.5x at batch 1 and 1.2x at batch 64 on H100", PRESETS)
+        assert (reading.speedup, reading.batch, reading.other_batches) == (2.5, 1, ())
+        reading = claim_sentence.read_sentence("0.8x at batch 256 and 2x at batch 1, 4 and 16 on H100", PRESETS)
+        assert (reading.speedup, reading.batch, reading.other_batches) == (2.0, 1, (4, 16))
 
     @pytest.mark.parametrize("text, speedup, batch", [
         ("Speculative decoding makes vLLM 35% slower at batch 64 on H100", 0.65, 64),

@@ -23,8 +23,8 @@ from specviz.scenario import Presets, draft_choices, split_of
 
 from .claim_figure import FIGURE_IN_SENTENCE, claimed_figure
 from .claim_over import compared, named_methods, over_words
-from .claim_words import (batch_in_words, claim_text, cut_at_word, in_figures, other_batches, percent_of,
-                          without_batch)
+from .claim_words import (BATCH_WORDS, batch_in_words, claim_text, cut_at_word, in_figures, other_batches,
+                          percent_of, without_batch)
 
 __all__ = ["SentenceReading", "UNSTATED", "read_sentence", "sentence_choices"]
 
@@ -399,7 +399,8 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     words = claim_text(text)
     if not words.strip():
         raise SpecvizError("claims.sentence_empty")
-    unbatched = without_batch(in_figures(words))
+    figured = in_figures(words)
+    unbatched = without_batch(figured)
     tokens = re.findall(r"[\w][\w.\-/]*", words)
     index = models_by_key(presets.models)  # once: built for each span, a 1,000-character sentence took 1.7 s
     # The figure that is a speedup: not a count of GPUs ("on 8x H100"), a model's name ("Mixtral 8x")
@@ -433,7 +434,7 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
     clause = unbatched[max((end for _, end in bounds if end <= figure.start()), default=0):
                        min((start for start, _ in bounds if start >= figure.end()), default=len(unbatched))].lower()
     dataset = next((name for name in _DATASETS if name.lower() in clause), None)
-    batch = batch_in_words(words)
+    batch, more_batches = _figure_batch(words, figured, unbatched, figure)
     gamma = _gamma(words)
     in_range = gamma is None or 1 <= gamma <= settings.get("SPECVIZ_GAMMA_MAX")
     context = _context(words)
@@ -453,7 +454,32 @@ def read_sentence(text: str, presets: Presets) -> SentenceReading:
                            target_words, _engine(words),
                            bool(methods) or _SPECULATION_WORDS.search(words) is not None,
                            context if context_held else None, None if context_held else context,
-                           tuple(gpus_named[1:]), other_batches(words))
+                           tuple(gpus_named[1:]), more_batches)
+
+
+def _figure_batch(words: str, figured: str, unbatched: str, figure: re.Match) -> tuple[int | None, tuple[int, ...]]:
+    """The batch a sentence's claimed ``figure`` is at, and the other batches it names: the batch named
+    after the figure and before the next figure, else the last named before it since the previous one,
+    else the first the sentence names (:func:`specviz.advice.claim_words.batch_in_words`). "0.9x at batch
+    256 and 1.5x at batch 64" claims 1.5× at batch 64 (a regression pass: the check had been of 1.5× at
+    batch 256). ``figured`` is ``words`` with multiples in
+    figures, ``unbatched`` the same without its batches, where ``figure`` was found: the figures of
+    both are the same, in the same order."""
+    in_unbatched = [m.span() for m in FIGURE_IN_SENTENCE.finditer(unbatched)]
+    in_figured = list(FIGURE_IN_SENTENCE.finditer(figured))
+    named = list(BATCH_WORDS.finditer(figured))
+    if len(named) < 2 or len(in_unbatched) != len(in_figured) or figure.span() not in in_unbatched:
+        return batch_in_words(words), other_batches(words)
+    at = in_unbatched.index(figure.span())
+    start, end = in_figured[at].span()
+    before = in_figured[at - 1].end() if at else 0
+    after = in_figured[at + 1].start() if at + 1 < len(in_figured) else len(figured)
+    own = ([b for b in named if end <= b.start() < after] or [b for b in named if before <= b.start() < start][-1:])
+    if not own:
+        return batch_in_words(words), other_batches(words)
+    # The batches listed after its own ("at batch 1, 32 and 256"); another figure's own batch is that
+    # figure's, not one this check leaves out.
+    return batch_in_words(own[0].group(0)), other_batches(figured[own[0].start():])
 
 
 def sentence_choices(reading: SentenceReading, presets: Presets, target: str) -> tuple[dict[str, str], str | None]:
