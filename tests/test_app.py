@@ -22,7 +22,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import APP, PAGES, PRESETS, SAMPLES, finished_requests, make_scenario, serving
 from specviz import calculator, charts, i18n, regime, scenario, settings, workload
 from specviz.advice import claims, evidence
-from specviz.cli.advice import claim_row
+from specviz.cli.claim import claim_row
 from specviz.cli.common import UsageError
 from specviz.cli.model import calc_row
 from specviz.errors import InputError, Notice, SpecvizError

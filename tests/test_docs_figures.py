@@ -13,7 +13,7 @@ import pytest
 
 from specviz import calculator, cli, scenario, settings, workload
 from specviz.advice import claims, evidence
-from specviz.cli.advice import claim_row
+from specviz.cli.claim import claim_row
 from specviz.cli.model import calc_row
 from specviz.i18n import message
 from specviz.model import spec

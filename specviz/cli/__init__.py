@@ -5,7 +5,7 @@ setting on each the function that runs it (``run``: the arguments in, the text t
 exit code out):
 
 - ``model``: speedup, roofline, calc, simulate, model-from-config, presets; ``fit``: fit.
-- ``advice``: claim, vllm-config, serve, schedule.
+- ``claim``: claim; ``advice``: vllm-config, serve, schedule.
 - ``results``: ingest, runs, query, export, remove.
 - ``live``: metrics, record, prometheus.
 - ``app``: app (serves the Streamlit app).
@@ -30,12 +30,12 @@ import duckdb
 from specviz import i18n, settings
 from specviz.errors import Notice, SpecvizError
 
-from . import advice, app, fit, live, model, results
+from . import advice, app, claim, fit, live, model, results
 from .common import Parser, UsageError, one_line, words
 
 __all__ = ["main", "build_parser", "GROUPS"]
 
-GROUPS = (model, fit, advice, results, live, app)
+GROUPS = (model, fit, claim, advice, results, live, app)
 """The command groups, in the order ``--help`` lists their subcommands."""
 
 

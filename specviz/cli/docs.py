@@ -54,7 +54,7 @@ on a store of its own: ``query`` reads what ``ingest`` stored). Those not run ne
 user's files, or print the time."""
 
 _SHOWN_LINES = 40
-_GROUP_TITLES = {"model": "The model", "fit": "Calibration", "advice": "Claims and commands",
+_GROUP_TITLES = {"model": "The model", "fit": "Calibration", "claim": "Claims", "advice": "Serving commands",
                  "results": "The store", "live": "Live metrics", "app": "The app"}
 
 
