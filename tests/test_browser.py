@@ -700,11 +700,14 @@ class TestUserGuideInChromium:
         expect(page.get_by_text("Traceback")).to_have_count(0)
         # The per-position chart is readable: its legend below adds to the chart, not squeezes the
         # plot (fitted in both directions, its y axis spanned 79 of its 240 px).
-        y_axis = page.locator("""[data-testid="stVegaLiteChart"] g.role-axis[aria-label^="Y-axis titled 'Acceptance'"]""")
-        expect(y_axis).to_have_count(1, timeout=TIMEOUT)
-        # Read from the node the locator resolves to when it does: a poll's rerender between the count
-        # and a bounding box had left no box to read (a clean clone's run, once).
-        assert y_axis.evaluate("axis => axis.getBoundingClientRect().height") >= 240
+        # Waited for in the page: a poll's rerender lays the chart out afresh, and a box read between
+        # two renders had been none (two CI runs, once each).
+        page.wait_for_function(
+            """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"] g.role-axis')]
+                .some(axis => (axis.getAttribute('aria-label') || '').startsWith("Y-axis titled 'Acceptance'")
+                              && axis.getBoundingClientRect().height >= 240)""",
+            timeout=TIMEOUT,
+        )
         page.screenshot(path=ARTIFACTS / "live_replay.png", full_page=True)
         to_top(page.get_by_role("heading", level=1))
         page.screenshot(path=GUIDE / "live.png")
