@@ -571,8 +571,10 @@ def run_in_query_process(stdin: BinaryIO, stdout: BinaryIO, table_fds: Sequence[
     stdout.write(_READY)  # the statement's time starts here
     stdout.flush()
     cursor = con  # registered views belong to this connection; a cursor() would not see them
-    # DuckDB stops itself a little before the parent's kill, so that a slow query ends with a message.
-    timer = threading.Timer(max(0.05, limits.timeout_s - 0.25), cursor.interrupt)
+    # DuckDB stops itself a little before the parent's kill, so that a slow query ends with a message;
+    # a short limit keeps most of its time (at 0.2 s the interrupt had come at 0.05 s, and a trivial
+    # statement on a loaded machine met it).
+    timer = threading.Timer(max(0.8 * limits.timeout_s, limits.timeout_s - 0.25), cursor.interrupt)
     timer.start()
     try:
         check_sql(request["sql"], limits.max_sql_chars)  # in this process's bounds, timed with the statement
