@@ -634,6 +634,10 @@ class TestClaimByBatch:
         spec = charts.claim_by_batch(check.batches, 0.65, claimed_batch=64).to_dict()
         assert (spec["layer"][0]["encoding"]["y"]["field"], spec["layer"][1]["encoding"]["y"]["field"]) == (
             "floor_low", "floor")
+        # The slowest γ's unfavourable edge, dotted, in the legend: the card's "batches where it can happen".
+        dotted = next(layer for layer in spec["layer"] if layer["encoding"].get("y", {}).get("field") == "any_gamma_low")
+        assert dotted["mark"] == {"type": "line", "strokeDash": [2, 2]}
+        assert "Slowest γ, unfavourable end, α = 0" in {row["kind"] for row in spec["datasets"][dotted["data"]["name"]]}
         rule, label = spec["layer"][-2:]
         assert rule["mark"]["type"] == "rule"
         assert spec["datasets"][rule["data"]["name"]] == [{"batch": 64, "label": "claimed at batch 64"}]

@@ -122,6 +122,19 @@ class TestCheckSlowdown:
         assert check.floor["speedup"] == pytest.approx(floors.min())
         assert check.holds_from == 1 and check.holds_up_to == check.memory_limit
 
+    def test_the_batches_where_it_can_happen_are_where_the_slowest_gamma_s_edge_is_under_the_claim(self):
+        """The card counts every γ, the chart's lines are the γ checked (6 for 0.25×): the chart draws
+        the slowest γ's unfavourable edge too, and the card's batches are where it is under the claim."""
+        check = slowdown.check_slowdown(make_scenario(), Claim(0.25), GAMMA_MAX, BATCH_MAX)
+        under = check.batches.loc[check.batches["any_gamma_low"] <= 0.25, "batch"]
+        assert check.floor["gamma"] == 6 and (check.holds_from, check.holds_up_to) == (under.min(), under.max()) == (13, 228)
+        assert check.holds_gaps == () and len(under) == check.batches["batch"].between(13, 228).sum()
+        # Below batch 13 the slowest are longer drafts, and γ 6 itself stays above the claim there.
+        small = check.batches[check.batches["batch"] < 13]
+        assert (small["any_gamma"] > 6).all() and (small["floor_low"] > 0.25).all()
+        fits = check.batches.dropna(subset=["floor_low"])  # γ 6 leaves no room at the last batch, γ 1 does
+        assert (fits["any_gamma_low"] <= fits["floor_low"]).all() and len(fits) == len(check.batches) - 1
+
     def test_at_a_batch_only_short_drafts_hold_the_deepest_that_fits_is_named(self):
         """At the memory's limit (229: γ 1 and 2 leave room) an impossible 0.2× names γ 2's floor, the
         deepest that fits, not γ 16's (which has no room there, and had been named as nan)."""

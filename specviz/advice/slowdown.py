@@ -102,8 +102,10 @@ class SlowdownCheck:
         ``at_alpha``, ``at_alpha_low``, ``at_alpha_high``.
     batches : DataFrame
         One row per batch of the grid: ``batch``, ``counted`` (the claim's batch, or every batch when
-        it names none), ``floor``, ``floor_low``, ``floor_high`` at the γ checked and, with a measured
-        α, ``at_alpha``, ``at_alpha_low``, ``at_alpha_high`` there.
+        it names none), ``floor``, ``floor_low``, ``floor_high`` at the γ checked; ``any_gamma_low``,
+        the band's low edge at α = 0 at the γ slowest there (``any_gamma``), which ``holds_from`` and
+        ``holds_up_to`` compare with the claim; and, with a measured α, ``at_alpha``,
+        ``at_alpha_low``, ``at_alpha_high`` at the γ checked.
     holds_from, holds_up_to : float
         The smallest and largest counted batch at which the band's low edge at α = 0 reaches the
         slowdown at some γ (NaN: none): outside them no acceptance makes the setting that slow.
@@ -203,8 +205,11 @@ def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: 
         "gamma": gammas, "floor": floor[:, at], "floor_low": low[:, at], "floor_high": high[:, at],
         "alpha_max": alpha_max, "alpha_certain": need(high), "alpha_possible": need(low),
         **_measures_at(alpha_max, gammas, reuse)})
+    # The card's "batches where it can happen" counts every γ: its edge is drawn beside the γ checked.
+    slowest = np.argmin(np.nan_to_num(low, nan=np.inf), axis=0)
     batches = pd.DataFrame({"batch": grid, "counted": counted, "floor": floor[row], "floor_low": low[row],
-                            "floor_high": high[row]})
+                            "floor_high": high[row], "any_gamma_low": np.fmin.reduce(low, axis=0),
+                            "any_gamma": gammas[slowest]})
     cost = lambda name: float(np.broadcast_to(priced[name], fits.shape)[row, at])
     floor_at = {"speedup": float(floor[row, at]), "low": float(low[row, at]), "high": float(high[row, at]),
                 "gamma": int(chosen), "batch": int(grid[at]), "verify_cost": cost("verify_cost"),

@@ -522,7 +522,10 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en", limit:
 
     ``batches`` is :attr:`specviz.advice.claims.ClaimCheck.batches`: it stops at the memory's limit.
     For a slowdown it is :attr:`specviz.advice.slowdown.SlowdownCheck.batches`, whose ``floor`` (every
-    draft token rejected) is drawn in place of the ceiling, both lines at the γ checked. The claim's
+    draft token rejected) is drawn in place of the ceiling, both lines at the γ checked, and beside them,
+    dotted grey, the unfavourable edge at α = 0 of the slowest γ at each batch: where it is under the
+    claim is where the page's "batches where it can happen" says it can (a consistency pass: the card
+    counted every γ while the chart drew one). The claim's
     own batch (``claimed_batch``), where it names one, is a grey rule labelled at the bottom: the figures the verdict
     weighs are where it crosses the lines (a manager's pass had looked for batch 64 on a log axis).
     """
@@ -534,7 +537,9 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en", limit:
     if "at_alpha" in batches:
         kinds.append(("at_alpha", "at_alpha_low", "at_alpha_high",
                       t("chart.claim_at_alpha_gamma" if slowing else "chart.claim_at_alpha", lang), [6, 3]))
-    color = alt.Color("kind:N", title=None, legend=series_legend(None, pd.Series([name for *_, name, _ in kinds])))
+    any_gamma = t("chart.claim_floor_any_gamma", lang)
+    color = alt.Color("kind:N", title=None, legend=series_legend(
+        None, pd.Series([name for *_, name, _ in kinds] + ([any_gamma] if slowing else []))))
     layers = []
     for line, low, high, name, dash in kinds:
         frame = batches.assign(kind=name)
@@ -551,6 +556,12 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en", limit:
                 tooltip=[alt.Tooltip("batch:Q", title=batch), alt.Tooltip(f"{line}:Q", title=name, format=".2f"),
                          alt.Tooltip(f"{high}:Q", title=t("chart.band_high", lang), format=".2f")]),
         ]
+    if slowing:
+        layers.append(alt.Chart(batches.assign(kind=any_gamma)).mark_line(strokeDash=[2, 2]).encode(
+            x=x, y=alt.Y("any_gamma_low:Q", title=speedup), color=color,
+            tooltip=[alt.Tooltip("batch:Q", title=batch),
+                     alt.Tooltip("any_gamma_low:Q", title=any_gamma, format=".2f"),
+                     alt.Tooltip("any_gamma:Q", title=t("chart.gamma", lang))]))
     wall = _memory_wall(_memory_limit_frame(limit, lang, limit_gamma), x, lang) if limit is not None else []
     claimed = []
     if claimed_batch is not None:
