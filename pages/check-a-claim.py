@@ -131,7 +131,8 @@ every_published = published_speedups(settings.get("SPECVIZ_DATA_DIR"))
 measured = evidence.comparable_published(every_published, sidebar, known)
 # A figure below 1 is a slowdown ("35% slower at 64 users"): the acceptance below which it holds.
 slowing = speedup < 1.0
-check = (slowdown.check_slowdown(replace(sidebar, context=context), claim, gamma_max, batch_max, known.acceptance)
+check = (slowdown.check_slowdown(replace(sidebar, context=context), claim, gamma_max, batch_max, known.acceptance,
+                                  measured)
          if slowing else
          claims.check_claim(replace(sidebar, context=context), claim, gamma_max, batch_max, known.acceptance, measured))
 # The figure the cards show: with nothing accepted for a slowdown, with everything accepted for a gain.

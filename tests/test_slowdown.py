@@ -3,6 +3,7 @@ step model itself (not only through the proportionality the module relies on), s
 the verdict."""
 
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -12,10 +13,12 @@ from specviz import calculator
 from specviz.advice import claim_verdict, evidence, slowdown
 from specviz.advice.claims import Claim
 from specviz.model import spec
+from specviz.results import explorer
 
 GAMMA_MAX, BATCH_MAX = 16, 1024
 # Seed 000's load test, past the ridge: verifying γ + 1 = 5 positions costs 5 plain steps, a draft pass 0.05.
 SEED_VERIFY, SEED_DRAFT, SEED_GAMMA = 5.0, 0.05, 4
+PUBLISHED = explorer.speedup_rows(explorer.load_published(Path(__file__).resolve().parent.parent / "data"))
 
 
 class TestAlphaAtMost:
@@ -176,3 +179,64 @@ class TestAtGivenCosts:
         # A verify pass of 6 at γ 4: even all accepted, 5 / 6.2 = 0.81×: any acceptance is 0.9× or slower.
         verdict, reasons, _ = slowdown.check_slowdown_at_costs(Claim(0.9, gamma=4), 6.0, 0.05, GAMMA_MAX)
         assert verdict == "plausible" and reasons[1].key == "claims.slowdown.condition.any_alpha"
+
+
+class TestPublishedMeasurements:
+    """vLLM's blog measured DeepSeek-R1 NVFP4 + MTP (1 token) on 2 GB300s under prompts of 2,048 tokens:
+    TPOT 0.50× plain at concurrency 64 (total throughput 0.81×, end-to-end latency 0.83×), 0.69× at 128."""
+
+    GB300 = dict(gpu="GB300", tp="2", target="DeepSeek-V3", draft="mtp", engine="vllm-v1", precision="nvfp4")
+
+    def check(self, claim: Claim, **changes: str) -> slowdown.SlowdownCheck:
+        chosen = make_scenario(**{**self.GB300, **changes}, context="2048")
+        measured = evidence.comparable_published(PUBLISHED, chosen, PRESETS)
+        return slowdown.check_slowdown(chosen, claim, GAMMA_MAX, BATCH_MAX, PRESETS.acceptance, measured)
+
+    def test_a_measurement_as_slow_stands_over_the_pair_s_acceptance(self):
+        """Without it 0.5× at 64 is unlikely (α ≤ 0.015 against 0.81 published for the pair)."""
+        check = self.check(Claim(0.5, batch=64))
+        first = check.reasons[0]
+        assert check.verdict == "conditional" and check.headline.key == "claims.slowdown.verdict.measured"
+        assert first.key == "claims.slowdown.reason.measured_as_slow"
+        assert (first.params["value"], first.params["batch"], first.params["gamma"]) == (0.5, 64, 1)
+        assert first.params["metric"].key == "metric.tpot_speedup"
+        alone = slowdown.check_slowdown(make_scenario(**self.GB300, context="2048"), Claim(0.5, batch=64), GAMMA_MAX,
+                                        BATCH_MAX, PRESETS.acceptance)
+        assert alone.verdict == "unlikely" and alone.headline.key == "claims.slowdown.verdict.below_pair"
+        assert check.conditions == alone.conditions  # the model's own reading stays said
+
+    def test_a_loss_at_a_smaller_batch_is_one_at_a_larger_and_not_the_other_way(self):
+        assert self.check(Claim(0.5, batch=100)).reasons[0].params["batch"] == 64
+        assert not any(r.key.startswith("claims.slowdown.reason.measured") for r in self.check(Claim(0.5, batch=32)).reasons)
+
+    def test_an_end_to_end_figure_shows_a_loss_but_not_a_gain(self):
+        """0.83× end to end at 64 carries the prompts' prefill, which speculation leaves: decoding lost
+        more. A claim of 0.45× is slower than every figure of decoding there (0.50×, 0.81×)."""
+        slowest = evidence.same_setup_as_slow(
+            evidence.comparable_published(PUBLISHED, make_scenario(**self.GB300, context="2048"), PRESETS)
+            .query("metric == 'e2e_latency_speedup'"), make_scenario(**self.GB300, context="2048"), 0.83, 64, GAMMA_MAX)
+        assert (slowest["value"], slowest["batch"]) == (pytest.approx(0.8267), 64)
+        check = self.check(Claim(0.45, batch=64))
+        first = check.reasons[0]
+        assert first.key == "claims.slowdown.reason.measured_faster" and first.params["value"] == 0.5
+        assert check.verdict == "unlikely"
+
+    def test_faster_everywhere_makes_a_conditional_claim_unlikely(self):
+        """0.65× at batch 64 is conditional by the model alone (no published acceptance given): the
+        shipped rows moved to 1.2× stand for measurements faster than the claim."""
+        chosen = make_scenario(**self.GB300, context="2048")
+        faster = evidence.comparable_published(PUBLISHED, chosen, PRESETS).assign(value=1.2)
+        check = slowdown.check_slowdown(chosen, Claim(0.65, batch=64), GAMMA_MAX, BATCH_MAX, (), faster)
+        assert slowdown.check_slowdown(chosen, Claim(0.65, batch=64), GAMMA_MAX, BATCH_MAX).verdict == "conditional"
+        assert check.verdict == "unlikely" and check.headline.key == "claims.slowdown.verdict.measured_faster"
+        assert check.reasons[0].params["value"] == 1.2
+
+    def test_a_measurement_lifts_an_impossible_figure(self):
+        """0.25× is beyond what the model allows there (at least 0.31×): a measurement of this setup as
+        slow (the shipped row moved to 0.2×) stands over it."""
+        chosen = make_scenario(**self.GB300, context="2048")
+        assert slowdown.check_slowdown(chosen, Claim(0.25, batch=64), GAMMA_MAX, BATCH_MAX).verdict == "impossible"
+        slower = evidence.comparable_published(PUBLISHED, chosen, PRESETS).assign(value=0.2)
+        check = slowdown.check_slowdown(chosen, Claim(0.25, batch=64), GAMMA_MAX, BATCH_MAX, (), slower)
+        assert check.verdict == "conditional" and check.headline.key == "claims.slowdown.verdict.measured"
+

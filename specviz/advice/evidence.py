@@ -27,7 +27,7 @@ from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Presets, Scenario, largest_batch, published_acceptance
 
 __all__ = ["setting_class", "comparable_runs", "comparable_published", "published_reaching", "same_setup",
-           "same_setup_reaching", "same_setup_elsewhere", "same_setup_short", "measured_here", "measured_notice", "pair_acceptance", "NOTE_CHARS", "note_quoted"]
+           "same_setup_reaching", "same_setup_elsewhere", "same_setup_short", "same_setup_as_slow", "same_setup_faster", "measured_here", "measured_notice", "pair_acceptance", "NOTE_CHARS", "note_quoted"]
 
 
 # Drafts grouped by how they draft: heads on the target's features, its own MTP layers, the host, ...
@@ -214,16 +214,58 @@ def same_setup_short(measured: pd.DataFrame, scenario: Scenario, speedup: float,
     this setup was not measured there, or a measurement reaches it; with it, the least and the largest
     batch of those weighed. DeepSeek-V3 + MTP on 8 MI300X was measured at 1.25–2.11× by AMD: a claim
     of 2.5× at batch 1 is beyond what its own measurement there reached."""
-    own = same_setup(measured, scenario, gamma_max)
-    own = own[~own["metric"].astype(str).str.startswith(_WITH_PREFILL)]
-    if batch is not None:
-        own = own[own["batch"] == batch]
-    if gamma is not None:
-        own = own[own["gamma"] == gamma]
+    own = _decoding_there(measured, scenario, batch, gamma_max, gamma)
     if own.empty or not published_reaching(own, speedup).empty:
         return None
     return own.sort_values("value", ascending=False, kind="stable").iloc[0], (int(own["batch"].min()),
                                                                                int(own["batch"].max()))
+
+
+def same_setup_as_slow(measured: pd.DataFrame, scenario: Scenario, slowdown: float, batch: int | None,
+                       gamma_max: int, gamma: int | None = None) -> pd.Series | None:
+    """The published speedup of this very setup (:func:`same_setup`) at or below ``slowdown``: at the
+    claim's ``batch`` where this setup was measured there, else at a smaller one (a setting slows as
+    the batch grows, so a loss at a smaller batch is one at the claim's too; one at a larger batch says
+    nothing of it); at the claim's ``gamma`` where it names one. Any metric: an end-to-end figure
+    carries its prompts' prefill, which speculation leaves as it is, so decoding was slower still.
+    Nearest the claim's batch first, then the slowest; None where none is that slow. vLLM's blog
+    measured DeepSeek-R1 + MTP (1 token) on 2 GB300s at 0.50× the plain TPOT at concurrency 64
+    (prompts of 2,048 tokens)."""
+    own = same_setup(measured, scenario, gamma_max)
+    if gamma is not None:
+        own = own[own["gamma"] == gamma]
+    if batch is not None:
+        there = own[own["batch"] == batch]
+        own = there if not there.empty else own[own["batch"] < batch]
+    slow = own[own["value"] <= slowdown * (1.0 + 1e-9)]
+    if slow.empty:
+        return None
+    off = (slow["batch"] - (batch if batch is not None else 0)).abs()
+    return slow.assign(off=off).sort_values(["off", "value"], kind="stable").iloc[0]
+
+
+def same_setup_faster(measured: pd.DataFrame, scenario: Scenario, slowdown: float, batch: int | None,
+                      gamma_max: int, gamma: int | None = None) -> tuple[pd.Series, tuple[int, int]] | None:
+    """The slowest published speedup of this very setup (:func:`same_setup`) at the claim's ``batch``
+    (at any batch where it names none) and ``gamma`` (any where it names none), of decoding (an
+    end-to-end figure's prefill brings it nearer 1 than its decoding was), where every one there is
+    faster than ``slowdown``; None where this setup was not measured there, or one is that slow; with
+    it, the least and the largest batch of those weighed: :func:`same_setup_short` for a loss."""
+    own = _decoding_there(measured, scenario, batch, gamma_max, gamma)
+    if own.empty or (own["value"] <= slowdown * (1.0 + 1e-9)).any():
+        return None
+    return own.sort_values("value", kind="stable").iloc[0], (int(own["batch"].min()), int(own["batch"].max()))
+
+
+def _decoding_there(measured: pd.DataFrame, scenario: Scenario, batch: int | None, gamma_max: int,
+                    gamma: int | None) -> pd.DataFrame:
+    """This very setup's published figures of decoding (:func:`same_setup`; no end-to-end figure, which
+    carries its prompts' prefill) at ``batch`` and ``gamma`` (any where None)."""
+    own = same_setup(measured, scenario, gamma_max)
+    own = own[~own["metric"].astype(str).str.startswith(_WITH_PREFILL)]
+    if batch is not None:
+        own = own[own["batch"] == batch]
+    return own if gamma is None else own[own["gamma"] == gamma]
 
 
 def measured_here(measured: pd.DataFrame, scenario: Scenario, batch: int, gamma: int) -> pd.DataFrame:

@@ -41,8 +41,8 @@ model's figure with nothing accepted, or by its band's low edge: the γ the acce
 and a common ``num_speculative_tokens``) where it does, else the shortest that does; the table has
 every γ. The batch is the claim's, else the one where that γ is slowest with nothing accepted (the
 deepest slowdown it allows, usually the largest batch the memory holds with it).
-A slowdown is judged on decoding alone, as a gain is; published measurements and a workload's
-prefill are not weighed here (the Claims page shows the published figures beside it).
+A slowdown is judged on decoding alone, as a gain is, with the published measurements of this very
+setup weighed as for a gain (:func:`check_slowdown`); a workload's prefill is not weighed here.
 
 References
 ----------
@@ -157,7 +157,7 @@ def alpha_at_most(slowdown: float, floor: np.ndarray, gamma: np.ndarray, reuse: 
 
 
 def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int,
-                   published: Sequence[PublishedAcceptance] = ()) -> SlowdownCheck:
+                   published: Sequence[PublishedAcceptance] = (), measured: pd.DataFrame | None = None) -> SlowdownCheck:
     """Whether the slowdown ``claim`` (``claim.speedup`` below 1) can hold in ``scenario``. See the
     module's docstring for the verdict; a claim at a batch the memory does not hold with the draft at
     any γ is ``impossible``, said as for a gain (:func:`specviz.advice.claims.no_fit_notices`), with
@@ -165,6 +165,13 @@ def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: 
     a slowdown that needs less acceptance than the least published for the scenario's own pair
     (:func:`specviz.advice.evidence.pair_acceptance`) is ``unlikely``, naming it (a manager's pass:
     DeepSeek-V3's MTP "35% slower at 64" needs α ≤ 0.055, where it is published at 0.81 and more).
+    ``measured`` are published speedups (:func:`specviz.advice.evidence.comparable_published`), weighed
+    as for a gain: one of this very setup as slow as the claim (:func:`specviz.advice.evidence.same_setup_as_slow`)
+    stands over the model (an impossible or, with no measured α, unlikely claim is ``conditional``,
+    said for the measurement); where every one at the claim's batch is faster
+    (:func:`specviz.advice.evidence.same_setup_faster`), a conditional claim with no measured α is
+    ``unlikely``. vLLM's blog measured DeepSeek-R1 + MTP on 2 GB300s at 0.50× at concurrency 64, where
+    the model, needing α ≤ 0.015 against the pair's 0.81 published, had called 0.5× unlikely.
 
     The step model at α = 0 on every γ in 1..``gamma_max`` (or the claim's γ) and every batch of
     :func:`specviz.calculator.batch_grid` up to ``batch_max``, the memory's limits and the claim's
@@ -233,8 +240,33 @@ def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: 
             conditions.insert(1, Notice("claims.slowdown.condition.below_pair", alpha=claim_verdict.at_most(alpha_max, 3),
                                         published=least[0], gamma=row_published.gamma, dataset=row_published.dataset,
                                         source=row_published.source))
+    verdict, headline = _weigh_measured(scenario, claim, measured, int(gammas.max()), verdict, headline, reasons)
     return SlowdownCheck(claim, verdict, headline, reasons, conditions, floor_at, required, batches, *holds, *yours,
                          memory_limit, memory_gamma)
+
+
+def _weigh_measured(scenario: Scenario, claim: Claim, measured: pd.DataFrame | None, gamma_max: int, verdict: str,
+                    headline: Notice, reasons: list[Notice]) -> tuple[str, Notice]:
+    """The verdict and headline with the published measurements of this very setup weighed (see
+    :func:`check_slowdown`), the one weighed named first among ``reasons`` (changed in place)."""
+    if measured is None:
+        return verdict, headline
+    slow = evidence.same_setup_as_slow(measured, scenario, claim.speedup, claim.batch, gamma_max, claim.gamma)
+    if slow is not None:
+        reasons.insert(0, claim_verdict.measured_reason("claims.slowdown.reason.measured_as_slow", slow))
+        if verdict == "impossible" or verdict == "unlikely" and claim.alpha is None:
+            return "conditional", Notice("claims.slowdown.verdict.measured", **headline.params)
+        return verdict, headline
+    faster = evidence.same_setup_faster(measured, scenario, claim.speedup, claim.batch, gamma_max, claim.gamma)
+    if faster is None:
+        return verdict, headline
+    top, (low, high) = faster
+    reasons.insert(0, claim_verdict.measured_reason("claims.slowdown.reason.measured_faster", top)
+                   if claim.batch is not None else
+                   claim_verdict.measured_reason("claims.slowdown.reason.measured_faster_any", top, low=low, high=high))
+    if verdict == "conditional" and claim.alpha is None:
+        return "unlikely", Notice("claims.slowdown.verdict.measured_faster", **headline.params)
+    return verdict, headline
 
 
 def _measures_at(alpha_max: np.ndarray, gammas: np.ndarray, reuse: dict | None = None) -> dict[str, np.ndarray]:

@@ -154,7 +154,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     # A figure below 1 is a slowdown, checked as the Claims page checks it.
     slowing = speedup < 1.0
     check = (slowdown.check_slowdown(chosen, claim, settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"),
-                                     presets.acceptance) if slowing else
+                                     presets.acceptance, measured) if slowing else
              claims.check_claim(chosen, claim, settings.get("SPECVIZ_GAMMA_MAX"), settings.get("SPECVIZ_BATCH_MAX"),
                                 presets.acceptance, measured))
     batches = lambda low, high: None if math.isnan(high) else [int(low), int(high)]
