@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import PRESETS, make_scenario
-from specviz import calculator
+from specviz import calculator, workload
 from specviz.advice import claim_verdict, evidence, slowdown
 from specviz.advice.claims import Claim
 from specviz.model import spec
@@ -137,6 +137,23 @@ class TestCheckSlowdown:
         assert (small["any_gamma"] > 6).all() and (small["floor_low"] > 0.25).all()
         fits = check.batches.dropna(subset=["floor_low"])  # γ 6 leaves no room at the last batch, γ 1 does
         assert (fits["any_gamma_low"] <= fits["floor_low"]).all() and len(fits) == len(check.batches) - 1
+
+    def test_a_workload_says_what_the_slowdown_is_to_a_whole_request(self):
+        """At the γ and batch checked and the highest α (as the conditions name it), else the measured
+        one: decode at the request's mean context, and the whole request nearer 1 (its prefill is not
+        sped up)."""
+        for alpha, shown in ((None, 0.339), (0.3, 0.3)):
+            check = slowdown.check_slowdown(make_scenario(), Claim(0.65, batch=64, workload=(4000, 300), alpha=alpha),
+                                            GAMMA_MAX, BATCH_MAX)
+            said = check.reasons[-1]
+            whole = workload.end_to_end(make_scenario(), shown, 4, 64, 4000, 300)
+            assert said.key == "claims.slowdown.reason.workload" and (said.params["alpha"], said.params["gamma"]) == (shown, 4)
+            assert (said.params["decode"], said.params["request"]) == pytest.approx(
+                (float(whole["decode_speedup"]), float(whole["e2e_speedup"])))
+            assert said.params["decode"] < said.params["request"] < 1.0 and said.params["context"] == 4150
+        assert check.reasons[-1].params["decode"] == pytest.approx(0.573, abs=1e-3)
+        impossible = slowdown.check_slowdown(make_scenario(), Claim(0.05, workload=(4000, 300)), GAMMA_MAX, BATCH_MAX)
+        assert not any(r.key == "claims.slowdown.reason.workload" for r in impossible.reasons)
 
     def test_at_a_batch_only_short_drafts_hold_the_deepest_that_fits_is_named(self):
         """At the memory's limit (229: γ 1 and 2 leave room) an impossible 0.2× names γ 2's floor, the

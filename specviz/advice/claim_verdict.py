@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Batches", "NO_BATCHES", "UNLIKELY", "UNLIKELY_WITHOUT_ALPHA", "at_least", "at_most", "batch_range", "batch_runs", "beyond_pair",
            "beyond_published", "best_at_measured_alpha", "devices", "easiest", "headline", "measured_reason", "method_named",
-           "on_workload", "optimistic_top", "pair_unpublished", "verdict"]
+           "on_workload", "optimistic_top", "pair_unpublished", "request_notice", "verdict"]
 
 
 def at_least(value: ArrayLike, decimals: int = 2) -> Any:
@@ -242,14 +242,22 @@ def on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batche
         alpha = 1.0 if row is None else at_least(float(row["alpha_needed"]))
         row = required.loc[required["ceiling"].idxmax()] if row is None else row
         gamma, batch = int(row["gamma"]), int(counted.loc[counted["ceiling"].idxmax(), "batch"])
-    n_in, n_out = claim.workload
+    return request_notice(scenario, claim.workload, alpha, gamma, batch)
+
+
+def request_notice(scenario: Scenario, tokens: tuple[int, int], alpha: float, gamma: int, batch: int,
+                   key: str = "claims.reason.workload") -> Notice:
+    """The reason ``key``: decode's speedup and a whole request's (:func:`specviz.workload.end_to_end`,
+    with its band) on a workload of ``tokens`` (in, out) at ``alpha``, ``gamma`` and ``batch``;
+    ``claims.reason.workload_queue`` where the load's prompts come faster than the steps admit them."""
+    n_in, n_out = tokens
     whole = {k: float(v) for k, v in workload.end_to_end(scenario, alpha, gamma, batch, n_in, n_out).items()}
-    if math.isinf(whole["e2e_spec_s"]):  # the load's prompts come faster than the steps admit them
+    if math.isinf(whole["e2e_spec_s"]):
         budget = scenario.engine.memory.budget  # the scenario's engine's, by its own name and flag
         return Notice("claims.reason.workload_queue", input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch,
                       engine=budget.engine, flag=budget.flag)
     low, high = calculator.band_shown(*calculator.request_speedup_band(scenario, alpha, gamma, batch, n_in, n_out))
-    return Notice("claims.reason.workload", input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch,
+    return Notice(key, input=n_in, output=n_out, alpha=alpha, gamma=gamma, batch=batch,
                   context=workload.mean_context(n_in, n_out), decode=whole["decode_speedup"], request=whole["e2e_speedup"],
                   low=low, high=high, share=whole["prefill_share"])
 
