@@ -199,7 +199,7 @@ def show_load() -> None:
                 st.caption(t("exp.legend_without", lang, groups=missing, metric=t(f"col.{metric}", lang)))
         if not peaks.empty:
             st.caption(t("exp.peaks", lang))
-            table = ["series", "load", "output_throughput", "source_file"]
+            table = ["series", "load", "output_throughput", "runs", "source_file"]
             table = table if group in table else ["group", *table]
             titles = {"group": group_title(group), "load": t(f"col.{axis}", lang)}
             # A run without the group's field is "(not set)" here as in the charts' legend.

@@ -217,6 +217,17 @@ class TestMetricVsLoad:
         assert by_concurrency.to_dict()["layer"][0]["encoding"]["x"]["title"] == "Concurrency"
         assert by_rate.to_dict()["layer"][0]["encoding"]["x"]["title"] == "Request rate (req/s)"
 
+    def test_the_line_goes_through_the_mean_of_a_load_s_runs_and_each_run_is_a_point(self):
+        """A sweep's repeats at one load (run=0, run=1) had drawn the line up and down through each."""
+        repeats = explorer.on_load_axis(runs([{"label": "sweep", "concurrency": c, "output_throughput": v}
+                                              for c, v in ((8, 100.0), (8, 140.0), (16, 130.0))]), "concurrency")
+        line, points = charts.metric_vs_load(repeats, "output_throughput", "concurrency").to_dict()["layer"]
+        assert line["mark"]["type"] == "line" and line["encoding"]["y"]["aggregate"] == "mean"
+        assert {tip.get("aggregate") for tip in line["encoding"]["tooltip"]} == {None, "mean", "count"}
+        assert "source_file" not in {tip.get("field") for tip in line["encoding"]["tooltip"]}  # it would split the mean
+        assert points["mark"]["type"] == "point" and points["encoding"]["y"]["field"] == "output_throughput"
+        assert "aggregate" not in points["encoding"]["y"]
+
     def test_the_legend_never_cuts_a_name(self):
         spec = charts.metric_vs_load(explorer.on_load_axis(LOADS, "concurrency"), "output_throughput",
                                      "concurrency").to_dict()

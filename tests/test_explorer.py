@@ -438,6 +438,18 @@ class TestSweepPeaks:
         peaks = explorer.sweep_peaks(SWEEP).set_index("series")
         assert peaks.loc["eagle · chat", "load"] == 64 and peaks.loc["eagle · chat", "output_throughput"] == 1800
 
+    def test_a_sweep_s_repeats_are_one_point_their_mean(self):
+        """Two runs at concurrency 8 (100 and 140 tokens/s) and one at 16 (130): the peak is 16, where
+        the best single run (140) would have put it at 8."""
+        repeats = explorer.with_group(explorer.on_load_axis(runs_frame([
+            {"label": "sweep", "concurrency": c, "output_throughput": v, "source_file": f}
+            for c, v, f in ((8, 100.0, "run=0.json"), (8, 140.0, "run=1.json"), (16, 130.0, "run=0.json"))]),
+            "concurrency"), "label")
+        [peak] = explorer.sweep_peaks(repeats).to_dict("records")
+        assert (peak["load"], peak["output_throughput"], peak["runs"]) == (16, 130.0, 1)
+        at_eight = explorer.sweep_peaks(repeats[repeats["load"] == 8]).iloc[0]
+        assert (at_eight["output_throughput"], at_eight["runs"], at_eight["source_file"]) == (120.0, 2, "run=0.json, run=1.json")
+
     def test_example_sweep_peaks_at_the_top_concurrency(self, example_runs):
         assert set(explorer.sweep_peaks(example_runs).load) == {128}
 

@@ -293,8 +293,10 @@ _LOAD_TICKS = 12
 def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFrame | None = None,
                    group_title: str | None = None, lang: str = "en") -> alt.LayerChart:
     """A metric against one load axis (concurrency or request rate, log x), one line per ``group``
-    and ``series``, told apart by group (:func:`_group_style`); the peak of each sweep ringed when
-    ``peaks`` is given.
+    and ``series``, told apart by group (:func:`_group_style`), through the mean of the runs at each
+    load, each run a point (a sweep's repeats of one setting, ``vllm bench sweep``'s run=0 and run=1,
+    had drawn a line up and down through each at one load); the peak of each sweep ringed when
+    ``peaks`` is given (:func:`specviz.results.explorer.sweep_peaks`, on the same means).
 
     ``runs`` come from :func:`specviz.results.explorer.on_load_axis` (their ``load`` is the ``axis``) and
     :func:`specviz.results.explorer.with_group`; ``group_title`` names the group key in the legend. The x
@@ -321,10 +323,17 @@ def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFra
                alt.Tooltip("load:Q", title=t(f"col.{axis}", lang)),
                alt.Tooltip(f"{metric}:Q", title=t(f"col.{metric}", lang), format=",.2f"),
                alt.Tooltip("source_file:N", title=t("col.source_file", lang))]
-    lines = alt.Chart(data).mark_line(point=True).encode(
-        x=x, y=y, **_group_style(groups, series_legend(group_title, named["group"])), detail=alt.Detail("series:N"),
-        tooltip=tooltip)
-    layers = [lines]
+    style = _group_style(groups, series_legend(group_title, named["group"]))
+    # Aggregated in the spec: every field the line encodes is one it groups by, so no file name here.
+    mean = alt.Y(field=metric, aggregate="mean", type="quantitative", title=t(f"col.{metric}", lang))
+    lines = alt.Chart(data).mark_line().encode(
+        x=x, y=mean, **style, detail=alt.Detail("series:N"),
+        tooltip=[*tooltip[:3], alt.Tooltip(field=metric, aggregate="mean", type="quantitative", format=",.2f",
+                                           title=t("chart.mean_of_runs", lang, metric=t(f"col.{metric}", lang))),
+                 alt.Tooltip(aggregate="count", type="quantitative", title=t("chart.runs_at_load", lang))])
+    runs_drawn = alt.Chart(data).mark_point(filled=True, size=40).encode(
+        x=x, y=y, color=style["color"], detail=alt.Detail("series:N"), tooltip=tooltip)
+    layers = [lines, runs_drawn]
     if peaks is not None and not peaks.empty:
         layers.append(alt.Chart(peaks[["series", "load", metric]]).mark_point(size=260, color="black", strokeWidth=2).encode(
             x=x, y=y, tooltip=[alt.Tooltip("series:N", title=t("chart.peak", lang)),

@@ -489,12 +489,18 @@ def crossover_concurrency(paired: pd.DataFrame) -> pd.DataFrame:
 
 
 def sweep_peaks(runs: pd.DataFrame) -> pd.DataFrame:
-    """The run with the highest output throughput on each line (``group`` and ``series``): the
-    peak of a load sweep."""
+    """The load with the highest mean output throughput on each line (``group`` and ``series``): the
+    peak of a load sweep, as :func:`specviz.charts.metric_vs_load` draws its line through the mean of
+    a load's runs (a sweep's repeats of one setting); ``runs`` how many there, ``source_file`` their
+    files (", "-joined, once each)."""
     valid = runs.dropna(subset=["output_throughput", "load"])
     if valid.empty:
-        return valid
-    return valid.loc[valid.groupby(["group", "series"], dropna=False)["output_throughput"].idxmax()]
+        return valid.assign(runs=pd.Series(dtype="int64"))
+    at_load = valid.groupby(["group", "series", "load"], dropna=False, sort=False).agg(
+        output_throughput=("output_throughput", "mean"), runs=("output_throughput", "size"),
+        source_file=("source_file", lambda files: ", ".join(dict.fromkeys(files.dropna().astype(str)))))
+    at_load = at_load.reset_index()
+    return at_load.loc[at_load.groupby(["group", "series"], dropna=False)["output_throughput"].idxmax()]
 
 
 def workload_acceptance(runs: pd.DataFrame) -> pd.DataFrame:
