@@ -433,6 +433,16 @@ class TestCrossoverConcurrency:
         assert crossover.crossover_concurrency.tolist() == [64] and crossover.concurrencies.tolist() == [3]
 
 
+    def test_repeats_at_a_concurrency_cross_by_their_mean(self):
+        """Two speculative runs at 8 (0.9× and 1.3× over one baseline) are 1.1× there: no crossover at 8."""
+        repeats = runs_frame(
+            [{"workload": "chat", "concurrency": c, "output_throughput": 100.0} for c in (8, 64)]
+            + [{"workload": "chat", "concurrency": c, "output_throughput": v, "spec_method": "eagle",
+                "num_speculative_tokens": 4, "label": "eagle"} for c, v in ((8, 90.0), (8, 130.0), (64, 80.0))])
+        crossover = explorer.crossover_concurrency(explorer.pair_with_baselines(repeats))
+        assert crossover.crossover_concurrency.tolist() == [64] and crossover.concurrencies.tolist() == [2]
+
+
 class TestSweepPeaks:
     def test_peak_per_series(self):
         peaks = explorer.sweep_peaks(SWEEP).set_index("series")

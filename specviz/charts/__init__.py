@@ -344,22 +344,30 @@ def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFra
 
 def measured_speedup(paired: pd.DataFrame, crossover: pd.DataFrame, lang: str = "en") -> alt.LayerChart:
     """Measured speedup of each speculative run over its baseline against concurrency, with the
-    1.0 line and each series' crossover concurrency marked."""
+    1.0 line and each series' crossover concurrency marked: each series' line through the mean of its
+    runs at a concurrency, each run a point (as :func:`metric_vs_load`: a sweep's repeats)."""
     x = alt.X("concurrency:Q", scale=alt.Scale(type="log"), title=t("col.concurrency", lang))
+    speedup, series = t("col.measured_speedup", lang), t("chart.series", lang)
+    color = alt.Color("series:N", legend=series_legend(series, paired["series"]))
     # Only the columns drawn (here and below): a run has some sixty, which the browser would parse.
-    lines = alt.Chart(paired[["series", "concurrency", "measured_speedup"]]).mark_line(point=True).encode(
-        x=x, y=alt.Y("measured_speedup:Q", title=t("col.measured_speedup", lang)),
-        color=alt.Color("series:N", legend=series_legend(t("chart.series", lang), paired["series"])),
-        tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
-                 alt.Tooltip("concurrency:Q", title=t("col.concurrency", lang)),
-                 alt.Tooltip("measured_speedup:Q", title=t("col.measured_speedup", lang), format=".3f")])
+    drawn = alt.Chart(paired[["series", "concurrency", "measured_speedup"]])
+    lines = drawn.mark_line().encode(
+        x=x, y=alt.Y(field="measured_speedup", aggregate="mean", type="quantitative", title=speedup), color=color,
+        tooltip=[alt.Tooltip("series:N", title=series), alt.Tooltip("concurrency:Q", title=t("col.concurrency", lang)),
+                 alt.Tooltip(field="measured_speedup", aggregate="mean", type="quantitative", format=".3f",
+                             title=t("chart.mean_of_runs", lang, metric=speedup)),
+                 alt.Tooltip(aggregate="count", type="quantitative", title=t("chart.runs_at_load", lang))])
+    points = drawn.mark_point(filled=True, size=40).encode(
+        x=x, y=alt.Y("measured_speedup:Q", title=speedup), color=color,
+        tooltip=[alt.Tooltip("series:N", title=series), alt.Tooltip("concurrency:Q", title=t("col.concurrency", lang)),
+                 alt.Tooltip("measured_speedup:Q", title=speedup, format=".3f")])
     crossings = crossover.dropna(subset=["crossover_concurrency"])[["series", "crossover_concurrency"]]
     marks = alt.Chart(crossings.assign(y=1.0)).mark_point(
         size=140, shape="diamond", filled=True, color="black").encode(
         x=alt.X("crossover_concurrency:Q", scale=alt.Scale(type="log")), y=alt.Y("y:Q"),
         tooltip=[alt.Tooltip("series:N", title=t("chart.series", lang)),
                  alt.Tooltip("crossover_concurrency:Q", title=t("col.crossover_concurrency", lang))])
-    return alt.layer(lines, *_break_even_rule(lang, t("col.measured_speedup", lang)), marks, autosize=FIT_WIDTH,
+    return alt.layer(lines, points, *_break_even_rule(lang, speedup), marks, autosize=FIT_WIDTH,
                      height=320)
 
 

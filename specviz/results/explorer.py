@@ -475,15 +475,17 @@ def unpaired_speculative(runs: pd.DataFrame, paired: pd.DataFrame) -> pd.DataFra
 
 
 def crossover_concurrency(paired: pd.DataFrame) -> pd.DataFrame:
-    """Per workload, model and series: the smallest concurrency at which measured speedup < 1
-    (``crossover_concurrency``, NaN where none loses), and how many concurrencies were measured
-    (``concurrencies``: one says nothing of the others)."""
+    """Per workload, model and series: the smallest concurrency at which the measured speedup, the
+    mean of the runs there as :func:`specviz.charts.measured_speedup` draws it (a sweep's repeats), is
+    below 1 (``crossover_concurrency``, NaN where none loses), and how many concurrencies were
+    measured (``concurrencies``: one says nothing of the others)."""
     rows = []
     for key, group in paired.dropna(subset=["concurrency"]).groupby(
             ["workload", "target_model", "series"], dropna=False, sort=False):
-        losing = group[group["measured_speedup"] < 1].sort_values("concurrency")
+        means = group.groupby("concurrency")["measured_speedup"].mean()
+        losing = means.index[means < 1]
         rows.append(dict(zip(("workload", "target_model", "series"), key),
-                         crossover_concurrency=losing["concurrency"].iloc[0] if len(losing) else math.nan,
+                         crossover_concurrency=losing.min() if len(losing) else math.nan,
                          concurrencies=group["concurrency"].nunique()))
     return pd.DataFrame(rows, columns=["workload", "target_model", "series", "crossover_concurrency", "concurrencies"])
 
