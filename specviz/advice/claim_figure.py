@@ -59,20 +59,27 @@ _RATIO_BEFORE = re.compile(r"(?:\b(?:reduc|cut|lower|decreas)\w*(?:\s+[^\s,;:.]+
                            r"|\blatency\s+(?:rises|grows|increases|goes\s+up)(?:\s+by)?)(?:\s+gấp)?\s*$", re.IGNORECASE)
 # A slowdown of speed said after or before its figure ("35% slower", "2x lower throughput", "3x higher
 # latency", "chậm hơn 2 lần"): read as one where the sentence has no figure of speed.
-_SLOWER_AFTER = re.compile(r"\s*(?:slower\b|as\s+slow\b|(?:lower|less|worse)\s+(?:throughput|speed|tps)\b|chậm\s+hơn)",
-                           re.IGNORECASE)
-_SLOWER_BEFORE = re.compile(r"chậm(?:\s+hơn)?(?:\s+gấp)?\s*$", re.IGNORECASE)
+_SLOWER_AFTER = re.compile(r"\s*(?:slower\b|as\s+slow\b|slow-?downs?\b|(?:lower|less|worse)\s+(?:throughput|speed|tps)\b"
+                           r"|chậm\s+hơn)", re.IGNORECASE)
+_SLOWER_BEFORE = re.compile(r"chậm(?:\s+(?:hơn|đi))?(?:\s+gấp)?\s*$", re.IGNORECASE)
 # A fall of speed said around its figure: "throughput dropped 35%", "tokens/s went down 30%", "slowed
 # down by 20%", "lost 30% throughput", "a 30% throughput loss", "30% drop in throughput" (each had been
 # read as a gain of its percentage: a manager's pass). Read as that much slower (1 − p). The noun is the
 # one that fell: at most two words before its verb, none of them a gain ("throughput gain dropped") or
 # another figure ("throughput stays flat while TPOT dropped"); not a speed-up, an accuracy ("performance")
 # or a training's speed (a regression pass).
-_SPEED = r"(?:throughput|tps|tok(?:en)?s?\s*/\s*s(?:ec)?|speed(?!-?up))"
-_FELL = r"(?:dropped|drops|fell|falls|declined|declines|decreased|decreases|went\s+down|goes\s+down|was\s+down)"
+_SPEED = (r"(?:throughput|tps|tok(?:en)?s?\s*/\s*s(?:ec)?|tok(?:en)?s?\s+per\s+second|speed(?!-?up)|thông\s+lượng"
+          r"|tốc\s+độ)")
+_FELL = (r"(?:dropped|drops|fell|falls|declined|declines|decreased|decreases|reduced|shrank|went\s+down|goes\s+down"
+         r"|was\s+down|giảm(?:\s+đi)?)")
 _GAP = (r"(?:\s+(?!(?:gain|improvement|advantage|speed-?up|while|and|but|whereas|tpot|ttft|itl|latency|time|cost"
         r"|memory|accuracy)\b)[^\s,;:.]+){0,2}?\s+")
+# The verb before its noun too: "reduced tokens per second by 30%", "cut throughput by 30%", "slowed
+# generation by 35%", "giảm thông lượng 40%" (each had been read as a gain of its percentage: a manager's pass).
 _SPEED_FELL_BEFORE = re.compile(rf"(?:\b{_SPEED}\b{_GAP}{_FELL}(?:\s+by)?|\bslow(?:ed|s)\s+down(?:\s+by)?"
+                                rf"|\bslow(?:ed|s)(?:\s+(?!by\b)[^\s,;:.]+){{1,2}}?(?:\s+down)?\s+by"
+                                rf"|\b(?:reduc|cut|lower|decreas|hurt)\w*\s+(?:(?:the|our|its|their|output|decode|decoding"
+                                rf"|generation)\s+){{0,2}}{_SPEED}\s+by|\bgiảm(?:\s+đi)?\s+{_SPEED}"
                                 r"|\b(?:lost|loses|losing)(?:\s+(?:about|around|some|over|nearly))?)\s*$", re.IGNORECASE)
 _SPEED_FELL_AFTER = re.compile(rf"\s*(?:{_SPEED}\s+(?:loss|drop|decline)\b|(?:loss|drop|decline)\s+(?:in|of)\s+{_SPEED}\b)",
                                re.IGNORECASE)
@@ -85,6 +92,13 @@ _TIME = r"(?:latency|tpot|itl|time\s+per\s+(?:output\s+)?token|decode\s+time)"
 _TIME_ROSE_BEFORE = re.compile(rf"(?:\b{_TIME}\b{_GAP}(?:increased|increases|rose|rises|grew|grows|went\s+up"
                                r"|goes\s+up|was\s+up)(?:\s+by)?|độ\s+trễ\s+tăng(?:\s+thêm)?(?:\s+gấp)?)\s*$", re.IGNORECASE)
 _TIME_LONGER_AFTER = re.compile(rf"\s*(?:higher|more|longer)\s+{_TIME}\b", re.IGNORECASE)
+# The noun before its figure and the direction after it: "inter-token latency 30% higher", "TPOT was 35%
+# longer", "throughput 30% lower" (a manager's pass: read as gains of 1.3×).
+_NAMED_BEFORE = r"(?:\s+(?:is|was|were|got|went|came\s+out|became|ended\s+up))?\s*$"
+_TIME_BEFORE = re.compile(rf"\b{_TIME}\b{_NAMED_BEFORE}", re.IGNORECASE)
+_SPEED_BEFORE = re.compile(rf"\b{_SPEED}\b{_NAMED_BEFORE}", re.IGNORECASE)
+_HIGHER_AFTER = re.compile(r"\s*(?:higher|longer|more|up|worse)\b", re.IGNORECASE)
+_LOWER_AFTER = re.compile(r"\s*(?:lower|less|down|worse)\b", re.IGNORECASE)
 
 
 # Not a decode step's speed: a training's, a first token's or a tail's (a regression pass: "TTFT latency
@@ -127,8 +141,11 @@ def _below_one(figure: re.Match) -> bool:
 def _time_or_speed_lost(before: str, after: str) -> str | None:
     """" longer" where the words around a figure say the time per token rose by it, " slower" where
     they say the speed fell by it, None otherwise (:func:`_loss`)."""
-    if _TIME_ROSE_BEFORE.search(before) or _TIME_LONGER_AFTER.match(after):
+    if (_TIME_ROSE_BEFORE.search(before) or _TIME_LONGER_AFTER.match(after)
+            or _TIME_BEFORE.search(before) and _HIGHER_AFTER.match(after)):
         return " longer"
+    if _SPEED_BEFORE.search(before) and _LOWER_AFTER.match(after):
+        return " slower"
     lost = re.search(r"\b(?:lost|loses|losing)(?:\s+(?:about|around|some|over|nearly))?\s*$", before, re.IGNORECASE)
     if (_SPEED_FELL_BEFORE.search(before) and (not lost or re.match(rf"\s*(?:of\s+)?(?:its\s+|the\s+)?{_SPEED}\b",
                                                                    after, re.IGNORECASE))

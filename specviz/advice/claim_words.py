@@ -29,7 +29,7 @@ SIGN, MAGNITUDE = r"[-−]", r"\d{1,15}(?:(?:,\d{3}){1,5}|[.,]\d{1,15})?(?:e[-+]
 # Vendors' words about the figure are read with it: "speedup 10x", "2x throughput", "1.8x lower latency"
 # (each had been refused in the claim's own field: a manager's pass), "nhanh hơn tới 3 lần", "gấp 3 lần".
 _CLAIM = re.compile(r"^\s*(?:speed-?up\s*(?:of\s+)?)?(?:up\s+to|lên\s+đến|lên\s+tới|tới|đến)?\s*"
-                    r"(?:(?P<faster_vi>nhanh(?:\s+hơn)?|tăng\s+tốc)|(?P<slower_vi>chậm(?:\s+hơn)?))?\s*(?:(?:lên\s+)?(?:tới|đến)\s+)?(?:gấp\s+)?"
+                    r"(?:(?P<faster_vi>nhanh(?:\s+hơn)?|tăng\s+tốc)|(?P<slower_vi>chậm(?:\s+(?:hơn|đi))?))?\s*(?:(?:lên\s+)?(?:tới|đến)\s+)?(?:gấp\s+)?"
                     # A range ("1.5x–2x", "1.5 to 2x", "49% to 62% slower") claims its far end: the most of a
                     # gain, the deepest of a slowdown.
                     r"(?:(?P<first>\d{1,15}(?:[.,]\d{1,15})?)\s*[x×%]?\s*(?:-|–|—|to|đến)\s*)?"
@@ -37,8 +37,8 @@ _CLAIM = re.compile(r"^\s*(?:speed-?up\s*(?:of\s+)?)?(?:up\s+to|lên\s+đến|l�
                     # A figure below 1 beside "faster" is refused (its two readings); "0.8x speedup" is a ratio.
                     r"(?:(?P<faster>faster|as\s+fast|nhanh\s+hơn|lower\s+latency"
                     r"|(?:faster|quicker)\s+(?:decoding|inference|generation))|speed-?up|the\s+speed|(?:higher\s+|more\s+)?throughput"
-                    # A slowdown: "35% slower", "2x slower", "30% lower throughput", "chậm hơn 35%".
-                    r"|(?P<slower>(?:as\s+)?slow(?:er)?(?:\s+(?:decoding|inference|generation))?(?:\s+than\s+(?:plain|normal|standard)\s+(?:decoding|inference|generation))?|chậm\s+hơn"
+                    # A slowdown: "35% slower", "2x slower", "a 35% slowdown", "30% lower throughput", "chậm hơn 35%".
+                    r"|(?P<slower>(?:as\s+)?slow(?:er)?(?:\s+(?:decoding|inference|generation))?(?:\s+than\s+(?:plain|normal|standard)\s+(?:decoding|inference|generation))?|slow-?down|chậm\s+hơn"
                     r"|(?:lower|less|worse)\s+throughput)"
                     # A time per token longer: "35% higher latency", "35% more TPOT", "2x longer" (1/1.35, 1/2).
                     r"|(?P<longer>(?:higher|more|longer)\s+(?:latency|tpot|itl|time\s+per\s+token)|longer))?\s*$", re.IGNORECASE)
