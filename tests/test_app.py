@@ -1663,6 +1663,12 @@ class TestSteadyLoad:
         equal = next(p for p in paragraphs(at) if p.startswith("**At equal memory**"))
         assert "speculation 910 sequences" in equal and "than vLLM's token budget a step" in equal
 
+    def test_equal_memory_says_the_engine_s_default_sequences(self):
+        at = make_app(gpu="B200", target="gpt-oss-120b", draft="eagle3", tp="1", alpha="0.874", gamma="7", batch="47")
+        equal = next(p for p in paragraphs(at) if p.startswith("**At equal memory**"))
+        assert "0.82× at full load" in equal and "Past vLLM's default of 1,024 running sequences" in equal
+        assert equal.endswith("speculation runs 1,024 and plain decoding 1,024, and speculation gives 1.02×.")
+
     def test_the_best_gamma_s_band_is_said_as_the_headline_s(self):
         """A consistency pass: at γ 8, both the best, the headline's band read "between 0.99× and 1.45×"
         (may gain or lose) and the Best γ's "likely 1.00–1.45×": one band, rounded away from 1 alike."""

@@ -426,3 +426,20 @@ class TestContextOptions:
                                              (1.0, 1.3, "unsure"), (0.8, 1.0, "unsure")])
 def test_a_band_pays_only_where_its_low_edge_is_above_one(low, high, said):
     assert calculator.band_verdict(low, high) == said
+
+
+class TestEqualMemory:
+    def test_past_the_engine_s_default_sequences_the_default_is_priced_too(self):
+        """gpt-oss-120b + EAGLE-3 on a B200 holds 2,047 sequences speculating and 2,601 plain (0.82×);
+        vLLM runs at most 1,024 a rank by default (`--max-num-seqs`, which the Deploy view's command
+        raises), where both run 1,024: the speedup at that one batch (a manager's pass)."""
+        chosen = make_scenario(gpu="B200", target="gpt-oss-120b", draft="eagle3", tp="1", alpha="0.874", gamma="7",
+                               batch="47")
+        full = calculator.equal_memory(chosen)
+        assert (full["batch"], full["batch_plain"]) == (2047, 2601) and full["ratio"] == pytest.approx(0.819, abs=1e-3)
+        same = float(calculator.evaluate_scenario(chosen, 0.874, 7, 1024, chosen.context)["speedup"])
+        assert (full["default_seqs"], full["batch_default"], full["batch_plain_default"]) == (1024, 1024, 1024)
+        assert full["ratio_default"] == pytest.approx(same) and same == pytest.approx(1.023, abs=1e-3)
+
+    def test_under_the_default_nothing_more_is_said(self):
+        assert "default_seqs" not in calculator.equal_memory(make_scenario(context="4096", batch="64"))

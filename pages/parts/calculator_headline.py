@@ -142,6 +142,9 @@ def show_headline(at: AtAlpha) -> Headline:
             if full["budget_binds"]:
                 budget = chosen.engine.memory.budget
                 said += " " + t("calc.memory.equal_budget", lang, engine=budget.engine, flag=budget.flag)
+            if "default_seqs" in full:
+                budget = chosen.engine.memory.budget
+                said += " " + t("calc.memory.equal_default_seqs", lang, **full, engine=budget.engine)
             notes.append(said)
         st.caption(paragraphs(notes))
     if mode == "step":

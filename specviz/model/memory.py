@@ -94,6 +94,11 @@ class TokenBudget:
         gib = memory_gb / roofline.GB_PER_GIB
         return next(((tokens, seqs) for floor, tokens, seqs in self.tiers if gib >= floor), self.tiers[-1][1:])
 
+    def seqs_per_rank(self, memory_gb: float, attention_groups: int) -> int:
+        """S of each data-parallel rank, as :meth:`tokens_per_rank` divides N."""
+        seqs = self.limits(memory_gb)[1]
+        return seqs // attention_groups if self.split_over_attention_groups else seqs
+
     def tokens_per_rank(self, memory_gb: float, attention_groups: int) -> int:
         """N of each data-parallel rank where ``attention_groups`` data-parallel attention groups
         share the server (1 for none): divided over them where the engine divides it."""
