@@ -3388,7 +3388,21 @@ class TestClaimsPage:
         at = read_sentence(claims_app(), "up to 3x faster with EAGLE-3 on H100 for Llama 3.1 70B at batch 1")
         captions = [c.value for c in at.caption]
         assert not any(c.startswith("The sentence names no drafting method") for c in captions)
-        assert any(c.startswith("It names no number of GPUs: the check is on the sidebar's 4× **NVIDIA H100") for c in captions)
+        # The sidebar's 2 H100s held Qwen3-32B; Llama 3.1 70B's default is the fewest that hold it, said so.
+        assert any(c.startswith("It names no number of GPUs: the check is on 4× **NVIDIA H100")
+                   and c.endswith("the fewest the sidebar finds to hold Llama 3\\.1 70B.") for c in captions)
+        at = read_sentence(claims_app(), "up to 2x faster with EAGLE-3 on H100 for Qwen3-32B")
+        assert any(c.startswith("It names no number of GPUs: the check is on the sidebar's 2× **NVIDIA H100")
+                   for c in at.caption.values)
+
+    def test_a_draft_the_target_brings_is_not_said_to_be_kept(self):
+        """A manager's pass: gpt-oss-120b named with no draft brings its own default head, which the page
+        had called the sidebar's kept one (it had been Qwen3-0.6B)."""
+        at = read_sentence(claims_app(), "Giải mã suy đoán giúp gpt-oss-120b nhanh hơn 2 lần trên một H100")
+        [said] = [c.value for c in at.caption if c.value.startswith("The sentence names no drafting method")]
+        assert "the check uses **EAGLE\\-3 head" in said and "the sidebar's default draft for gpt\\-oss\\-120b" in said
+        # "một H100" is a count of one: not said to be the sidebar's.
+        assert not any(c.value.startswith("It names no number of GPUs") for c in at.caption)
 
     def test_an_engine_over_another_is_not_taken_for_speculation_s_figure(self):
         at = read_sentence(claims_app(), "SGLang is 1.5x faster than vLLM on H100")

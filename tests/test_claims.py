@@ -1436,6 +1436,8 @@ class TestPublishedSentences:
         ("1.8x faster on 2 nodes of 8x H100 with MTP (DeepSeek-R1)", 16, ("8", "2")),
         ("2.1x on 2x8 H100 with MTP", 16, ("8", "2")),
         ("Llama 4 Scout 2x faster with EAGLE-3 on a single H100", 1, ("1", "1")),
+        ("Giải mã suy đoán giúp gpt-oss-120b nhanh hơn 2 lần trên một H100", 1, ("1", "1")),
+        ("nhanh hơn 2 lần trên tám B200", 8, ("8", "1")),
         # No count: a figure, a batch, a memory size and a model's size are none.
         ("up to 3x faster at batch 64 on H100 80GB for Llama 3.3 70B", None, None),
     ])

@@ -82,7 +82,11 @@ def apply_sentence() -> None:
             renew(key)
     if "tp" in choices:  # the sentence's count, said as its item: not "the fewest that hold the pair"
         st.session_state.pop(PARALLEL_BEFORE, None)
-    st.session_state["claim_reading"] = {"items": items, "dataset": reading.dataset, "unstated": reading.unstated,
+    # The sidebar's draft and GPU count before the sentence: what it leaves unnamed is "kept" only where
+    # they stay (a new target brings its own default draft and GPUs: a manager's pass read "keeps the
+    # sidebar's EAGLE-3 head" where Qwen3-0.6B had been).
+    before = st.session_state["scenario"]
+    st.session_state["claim_reading"] = {"draft_before": before.draft_id, "gpus_before": before.tp * before.dp,"items": items, "dataset": reading.dataset, "unstated": reading.unstated,
                                          "not_applied": not_applied, "baseline": reading.baseline,
                                          "over_words": reading.over_words, "percent": reading.percent,
                                          "speedup": reading.speedup, "gpu_words": reading.gpu_words,
@@ -221,11 +225,15 @@ def show_reading(lang: str) -> None:
     # What the sentence leaves to the sidebar, said: the verdict rests on it (a manager's pass: "unlikely"
     # had rested on a draft model the sentence never named).
     sidebar = st.session_state["scenario"]
+    target = in_language(known.models[sidebar.target_id].name, lang)
     if not reading.get("draft_named", True):
-        st.caption(md("claims.sentence.draft_kept", lang, draft=shown["draft"](sidebar.draft_id)))
+        kept = sidebar.draft_id == reading.get("draft_before", sidebar.draft_id)
+        st.caption(md("claims.sentence.draft_kept" if kept else "claims.sentence.draft_default", lang,
+                      draft=shown["draft"](sidebar.draft_id), target=target))
     if not reading.get("gpus"):
-        st.caption(md("claims.sentence.gpus_kept", lang, gpus=sidebar.tp * sidebar.dp,
-                      gpu=shown["gpu"](sidebar.gpu.id)))
+        kept = sidebar.tp * sidebar.dp == reading.get("gpus_before", sidebar.tp * sidebar.dp)
+        st.caption(md("claims.sentence.gpus_kept" if kept else "claims.sentence.gpus_default", lang,
+                      gpus=sidebar.tp * sidebar.dp, gpu=shown["gpu"](sidebar.gpu.id), target=target))
     assumed = next((item["value"] for _, item in holding if item["key"] == "gpu"), None)
     if reading.get("gpu_words") and assumed:  # not once its item is undone
         st.caption(md("claims.sentence.gpu_assumed", lang, words=reading["gpu_words"], gpu=shown["gpu"](assumed)))

@@ -232,7 +232,9 @@ _PUNCTUATION = ".,;:()[]\"'"
 # (the word after the count is a GPU's name or a word for one); of nodes: "2 nodes of 8x H100",
 # "2x8 H100" (the nodes times the devices each).
 _VENDOR = r"(?:(?:nvidia|amd|intel|google)\s+)?"
-_COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "dual": 2, "four": 4, "eight": 8}
+# In Vietnamese too ("trên một H100": a manager's pass had found it read as no count).
+_COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "eight": 8,
+                "một": 1, "hai": 2, "ba": 3, "bốn": 4, "tám": 8}
 _COUNTED = re.compile(rf"(?<![\w.,])(\d{{1,4}}|{'|'.join(_COUNT_WORDS)})\s*(?:[x×]\s*)?{_VENDOR}([A-Za-z][\w\-]*)",
                       re.IGNORECASE)
 _NODES = re.compile(rf"(?<![\w.,])(\d{{1,3}})\s*(?:(?:nodes?|servers?|machines?|hosts?)\s+(?:of|with|each\s+with)\s+|[x×]\s*)"
