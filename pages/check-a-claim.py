@@ -180,8 +180,16 @@ def batch_range(low: float, high: float, gaps: tuple[tuple[int, int], ...]) -> s
 
 batches_key, batches_help = (("claims.m.slowdown_batches", "claims.m.slowdown_batches_help") if slowing else
                               ("claims.m.batches", "claims.m.batches_help"))
-row.metric(t(batches_key, lang), batch_range(check.holds_from, check.holds_up_to, check.holds_gaps),
-           help=t(batches_help, lang), width="content")
+trained = None if slowing else check.best.get("trained")
+if trained is not None:
+    # Beside the best within the draft's trained positions, the batches within them too; every γ's in its help.
+    row.metric(t("claims.m.batches_trained", lang, trained=trained["positions"]),
+               batch_range(trained["holds_from"], trained["holds_up_to"], trained["holds_gaps"]),
+               help=t("claims.m.batches_trained_help", lang, trained=trained["positions"], gamma_max=gamma_max,
+                      every=batch_range(check.holds_from, check.holds_up_to, check.holds_gaps)), width="content")
+else:
+    row.metric(t(batches_key, lang), batch_range(check.holds_from, check.holds_up_to, check.holds_gaps),
+               help=t(batches_help, lang), width="content")
 if alpha is not None:
     yours_key, yours_help = (("claims.m.slowdown_yours", "claims.m.slowdown_yours_help") if slowing else
                              ("claims.m.yours", "claims.m.yours_help"))

@@ -3554,6 +3554,9 @@ class TestClaimsPage:
         assert metric(at, "At α = 1, γ ≤ 7: central (range)") == \
             f"{within['speedup']:.2f}× ({within['low']:.2f}–{within['high']:.2f})"
         assert not [m for m in at.metric if m.label == "At α = 1: central (range)"]
+        # The batches beside it within the same positions.
+        assert metric(at, "Batches where it can hold, γ ≤ 7") == "1–266 except 3–6"
+        assert not [m for m in at.metric if m.label == "Batches where it can hold"]
 
     def test_a_sentence_s_other_gpus_and_batches_are_said(self):
         """A manager's pass: the B200 and batches 32 and 256 had been left out without a word."""

@@ -585,7 +585,7 @@ class TestCheckClaim:
         assert trained.params["low"] <= trained.params["speedup"] <= trained.params["high"]
         assert trained.params["trained"] == check.best["trained"]["positions"] == 7
         assert {k: v for k, v in trained.params.items() if k != "trained"} == {
-            k: v for k, v in check.best["trained"].items() if k != "positions"}
+            k: v for k, v in check.best["trained"].items() if k != "positions" and not k.startswith("holds_")}
         # With no batch named, the most within training is at its own batch: the page's card shows it
         # (a manager's pass: 6.47× at γ 16 and batch 47 for gpt-oss-120b on an H100, 4.38× within).
         oss = make_scenario(gpu="H100-SXM", target="gpt-oss-120b", draft="eagle3", tp="1")
@@ -595,6 +595,16 @@ class TestCheckClaim:
         grid = calculator.evaluate_scenario(replace(oss, mode="step", prefill=False), 1.0, np.arange(1, 8)[:, None],
                                             free.batches["batch"].to_numpy()[None, :], oss.context)["speedup"]
         assert free.best["trained"]["speedup"] == pytest.approx(np.nanmax(grid))
+        # The batches where it can hold within them: where the band's top at α = 1 at some γ ≤ 7 reaches
+        # it, as the calculator's band gives (a manager's pass: the card had counted γ up to 16 beside it).
+        b = free.batches["batch"].to_numpy()
+        _, top = calculator.speedup_band(replace(oss, mode="step", prefill=False), 1.0, np.arange(1, 8)[:, None],
+                                         b[None, :], oss.context)
+        reaching = np.nanmax(np.asarray(top, dtype=float), axis=0) >= 3.0
+        within = free.best["trained"]
+        assert (within["holds_from"], within["holds_up_to"]) == (b[reaching].min(), b[reaching].max()) == (1, 266)
+        # Within 7 positions batches 3-6 fall short (the expert tax), which longer drafts reach.
+        assert within["holds_gaps"] == ((3, 6),) and not reaching[(b >= 3) & (b <= 6)].any() and free.holds_gaps == ()
         model = claims.check_claim(make_scenario(), claims.Claim(3.0, batch=4), GAMMA_MAX, BATCH_MAX)
         assert not [r for r in model.reasons if r.key == "claims.reason.ceiling_trained"]
 

@@ -181,9 +181,12 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
             "conditions": [words(n, lang) for n in check.conditions],
             **(_slowdown_figures(check) if slowing else {
                 **_required(chosen, check.required, gamma), "max_speedup": plain(check.best["speedup"]),
-                **{key: {k: plain(v) for k, v in best.items()} for key, best in (
+                **{key: {k: plain(v) for k, v in best.items() if not k.startswith("holds_")} for key, best in (
                     ("best", {k: v for k, v in check.best.items() if k != "trained"}),
-                    ("best_trained", check.best.get("trained"))) if best}}),
+                    ("best_trained", check.best.get("trained"))) if best},
+                **({} if (trained := check.best.get("trained")) is None else {
+                    "holds_at_batches_trained": batches(trained["holds_from"], trained["holds_up_to"]),
+                    **gaps("not_at_batches_trained", trained["holds_gaps"])})}),
             "holds_at_batches": batches(check.holds_from, check.holds_up_to),
             **gaps("not_at_batches", check.holds_gaps),
             "holds_at_your_acceptance": batches(check.yours_from, check.yours_up_to),
@@ -317,7 +320,8 @@ The Claims page's check on the scenario of a calculator link, or of --gpu, --tar
 the verdict (plausible, conditional, unlikely or impossible), its headline, reasons and conditions in words, `required_alpha`,
 `required_acceptance_length` and `required_acceptance_rate_vllm` at the claimed γ or the one that
 needs the least α, `max_speedup`, the best setting (`best`; `best_trained` within the positions an EAGLE-3 head
-is trained for or a reused MTP layer measured, where the best is past them), the batches where the claim can hold (`holds_at_batches`,
+is trained for or a reused MTP layer measured, where the best is past them, with `holds_at_batches_trained` and
+`not_at_batches_trained` within them), the batches where the claim can hold (`holds_at_batches`,
 the first and last as `[from, to]`, null where none, with `not_at_batches` the runs between them where it
 cannot; `holds_at_your_acceptance` and `not_at_your_acceptance` the same at the measured α), and the α
 each γ needs. A slowdown ("35% slower at batch 64", "0.8x", a figure below 1) gives in their place the
