@@ -774,8 +774,11 @@ class TestClaimsWithinMemory:
         chosen = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", context="131072")
         check = claims.check_claim(chosen, claims.Claim(2.0, batch=1024), GAMMA_MAX, BATCH_MAX)
         assert chosen.precision.kv == "fp8" and check.headline.key == "claims.verdict.no_fit"
-        (reason,) = check.reasons
+        reason, queued = check.reasons
         assert reason.key == "claims.reason.no_fit_narrow_cache" and "FP8 KV cache" not in str(reason)
+        # A load test at that concurrency ran what the memory holds and queued the rest (a manager's pass).
+        assert queued.key == "claims.reason.no_fit_queued" and queued.params == {"batch": 1024,
+                                                                                  "most": check.memory_limit}
 
     def test_the_batches_stop_where_the_memory_does(self):
         chosen = make_scenario(**self.GPT_OSS)

@@ -592,14 +592,17 @@ def _no_fit(scenario: Scenario, claim: Claim, gammas: np.ndarray, grid: np.ndarr
          "acceptance_rate", "acceptance_length"), nothing)})
     batches = pd.DataFrame({"batch": grid[:0], "counted": np.zeros(0, dtype=bool), "ceiling": [], "ceiling_low": [],
                             "ceiling_high": []})
-    headline, reason = no_fit_notices(scenario, claim, memory_limit)
-    return ClaimCheck(claim, "impossible", headline, [reason], [], best, required, batches, *claim_verdict.NO_BATCHES,
+    headline, reasons = no_fit_notices(scenario, claim, memory_limit)
+    return ClaimCheck(claim, "impossible", headline, reasons, [], best, required, batches, *claim_verdict.NO_BATCHES,
                       *claim_verdict.NO_BATCHES, memory_limit, memory_gamma)
 
 
-def no_fit_notices(scenario: Scenario, claim: Claim, memory_limit: int) -> tuple[Notice, Notice]:
-    """The headline and reason of a claim (a gain or a slowdown) at a batch the memory does not hold
-    with the draft at any γ, or where not even one sequence fits (``memory_limit`` 0)."""
+def no_fit_notices(scenario: Scenario, claim: Claim, memory_limit: int) -> tuple[Notice, list[Notice]]:
+    """The headline and reasons of a claim (a gain or a slowdown) at a batch the memory does not hold
+    with the draft at any γ, or where not even one sequence fits (``memory_limit`` 0). Where some fit,
+    a reason says what a load test at that concurrency measured: the speculative server ran at most
+    ``memory_limit`` at once and queued the rest (a manager's pass: "20% slower at batch 512", a load
+    test's concurrency, had stood as impossible on one H100, which holds 266)."""
     batch = claim.batch if claim.batch is not None else 1
     headline = Notice("claims.verdict.no_fit", claim=claim.speedup, gpu=claim_verdict.devices(scenario),
                       target=scenario.target.name, engine=scenario.engine.name, batch=batch)
@@ -608,8 +611,9 @@ def no_fit_notices(scenario: Scenario, claim: Claim, memory_limit: int) -> tuple
     # At the claim's γ where it names one: "at any γ" had stood beside γ 16's 226 where γ 1 holds 229.
     drafts = (Notice("claims.reason.drafts_any") if claim.gamma is None else
               Notice("claims.reason.drafts_given", gamma=claim.gamma))
-    reason = (Notice(no_fit, batch=batch, most=memory_limit, context=scenario.context, drafts=drafts) if memory_limit
-              else Notice("claims.reason.no_room", gpu=claim_verdict.devices(scenario), context=scenario.context))
-    return headline, reason
+    if not memory_limit:
+        return headline, [Notice("claims.reason.no_room", gpu=claim_verdict.devices(scenario), context=scenario.context)]
+    return headline, [Notice(no_fit, batch=batch, most=memory_limit, context=scenario.context, drafts=drafts),
+                      Notice("claims.reason.no_fit_queued", batch=batch, most=memory_limit)]
 
 

@@ -181,10 +181,10 @@ def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: 
     step_scenario, limits, memory_limit, memory_gamma, grid = claim_grid(scenario, claim, gammas, batch_max)
     context = step_scenario.context
     if memory_limit < 1 or claim.batch is not None and claim.batch > memory_limit:
-        headline, reason = no_fit_notices(scenario, claim, memory_limit)
+        headline, reasons = no_fit_notices(scenario, claim, memory_limit)
         nothing = {"speedup": math.nan, "low": math.nan, "high": math.nan, "gamma": int(gammas[0]),
                    "batch": claim.batch or 1}
-        return SlowdownCheck(claim, "impossible", headline, [reason], [], nothing, pd.DataFrame({"gamma": gammas}),
+        return SlowdownCheck(claim, "impossible", headline, reasons, [], nothing, pd.DataFrame({"gamma": gammas}),
                              pd.DataFrame({"batch": [], "counted": []}), *claim_verdict.NO_BATCHES,
                              *claim_verdict.NO_BATCHES, memory_limit, memory_gamma)
     g, b = gammas[:, None].astype(float), grid[None, :].astype(float)
