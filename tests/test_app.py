@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import APP, PAGES, PRESETS, SAMPLES, finished_requests, make_scenario, serving
 from specviz import calculator, charts, i18n, regime, scenario, settings, workload
-from specviz.advice import claims, evidence
+from specviz.advice import claim_verdict, claims, evidence
 from specviz.cli.claim import claim_row
 from specviz.cli.common import UsageError
 from specviz.cli.model import calc_row
@@ -3474,6 +3474,23 @@ class TestClaimsPage:
         # In the page's language: a new tab had opened in English.
         (in_vietnamese,) = claims_app_at(lang="vi", claim="1.5x").get("page_link")
         assert dict(urllib.parse.parse_qsl(in_vietnamese.proto.query_string))["lang"] == "vi"
+
+    def test_the_link_at_a_measured_rate_gives_the_page_s_figure(self):
+        """A manager's pass: a rate of 0.55 at γ 3 is α 0.7295, which the link wrote 0.73: the calculator
+        said 1.74× beside the page's 1.73×. Four decimals keep the figure."""
+        given = dict(gpu="B200", target="gpt-oss-120b", draft="eagle3", tp="1", claim="2.5x",
+                     claim_measure="acceptance_rate", claim_value="0.55", claim_measured_gamma="3")
+        at = claims_app_at(**given)
+        (to_calculator,) = at.get("page_link")
+        link = dict(urllib.parse.parse_qsl(to_calculator.proto.query_string))
+        alpha = claims.alpha_from_measurement("acceptance_rate", 0.55, 3)
+        assert link["alpha"] == "0.7295" == f"{round(alpha, 4):g}"
+        check = claims.check_claim(make_scenario(**{k: given[k] for k in ("gpu", "target", "draft", "tp")}),
+                                   claims.Claim(2.5, alpha=alpha, measured_gamma=3), settings.get("SPECVIZ_GAMMA_MAX"),
+                                   settings.get("SPECVIZ_BATCH_MAX"))
+        top = claim_verdict.best_at_measured_alpha(check.batches)
+        assert (link["gamma"], link["batch"]) == (str(top["at_alpha_gamma"]), str(top["batch"]))
+        assert metric(make_app(**link), "Speedup") == f"{top['at_alpha']:.2f}×"
 
     def test_a_method_the_target_cannot_draft_with_is_said_until_the_target_changes(self):
         """"MTP 2.5x at batch 1" on the default Qwen3-32B, which has no MTP layer: said. Once the sidebar's
