@@ -232,7 +232,8 @@ elif open_view == "required":
     st.subheader(t("claims.slowdown.required" if slowing else "claims.required", lang, batch=figure["batch"]))
     st.caption(t("claims.slowdown.required_note" if slowing else "claims.required_note", lang))
     # A figure out of reach (NaN) is a dash, as the note says, not "None".
-    shown = slowdown.required_as_shown(check.required) if slowing else claims.required_as_shown(check.required)
+    shown = (slowdown.required_as_shown(check.required) if slowing else
+             claims.required_as_shown(check.required, replace(sidebar, context=context).reuse))
     titled_dataframe(shown, lang, placeholder="—", column_config=number_columns(shown, FORMATS, lang))
 else:
     show_beside_published(sidebar, speedup, batch, every_published, measured, lang)

@@ -1120,7 +1120,7 @@ class TestConditionsAsTheCalculatorShowsThem:
         chosen = make_scenario()
         check = claims.check_claim(chosen, claims.Claim(3.0), GAMMA_MAX, BATCH_MAX)
         shown = claims.required_as_shown(check.required)
-        for column in ("alpha_needed", "alpha_safe", "alpha_optimistic", "acceptance_rate"):
+        for column in ("alpha_needed", "alpha_safe", "alpha_optimistic"):
             exact, rounded = check.required[column], shown[column]
             assert (rounded.isna() == exact.isna()).all()
             assert ((rounded >= exact) & (rounded - exact < 0.001)).where(exact.notna(), True).all()
@@ -1129,6 +1129,11 @@ class TestConditionsAsTheCalculatorShowsThem:
         (said,) = [c for c in check.conditions if c.key == "claims.condition.acceptance"]
         row = shown.loc[shown["gamma"] == said.params["gamma"]].iloc[0]
         assert row["alpha_needed"] == said.params["shown"]
+        # The rate and length at the α shown, as the condition names them (a manager's pass: the table
+        # had rounded the exact α's rate up, 0.604, beside the condition's 0.605).
+        assert (row["acceptance_rate"], row["acceptance_length"]) == pytest.approx((said.params["rate"], said.params["length"]))
+        rate = spec.acceptance_rate_from_alpha(shown["alpha_needed"].dropna(), shown.dropna(subset=["alpha_needed"])["gamma"])
+        assert shown["acceptance_rate"].dropna().to_numpy() == pytest.approx(np.asarray(rate))
         there = calculator.evaluate_scenario(chosen, row["alpha_needed"], said.params["gamma"], said.params["batch"],
                                              chosen.context)
         assert float(there["speedup"]) >= 3.0
@@ -1245,7 +1250,9 @@ class TestCheckAtCosts:
         verdict, reasons, required = claims.check_at_costs(claims.Claim(3.0, gamma=5), 1.0, 0.05, 16)
         assert verdict == "conditional" and [n.key for n in reasons] == ["claims.reason.costs_needs",
                                                                          "claims.reason.costs_ceiling"]
-        assert list(required["gamma"]) == [5] and reasons[0].params["length"] == pytest.approx(3.75)
+        # At the α it names (0.807, rounded up from 0.80695): 3.7502 tokens, said 3.75.
+        assert list(required["gamma"]) == [5] and reasons[0].params["length"] == pytest.approx(3.75, abs=1e-3)
+        assert reasons[0].params["shown"] == 0.807 and reasons[0].params["length"] >= 3.75
         verdict, reasons, _ = claims.check_at_costs(claims.Claim(5.0, gamma=5), 1.0, 0.05, 16)
         assert verdict == "impossible" and reasons[0].key == "claims.reason.costs_out_of_reach"
         # At α 0.9 the best γ of 1..16 gives spec.speedup's maximum, above 3x.

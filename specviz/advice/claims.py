@@ -196,16 +196,21 @@ def claimed_batch(given: int | None, worded: int | None) -> tuple[int | None, No
 
 
 # The columns of the α a claim needs, each an "at least" figure.
-_AT_LEAST_COLUMNS = ("alpha_needed", "alpha_safe", "alpha_optimistic", "acceptance_rate")
+_AT_LEAST_COLUMNS = ("alpha_needed", "alpha_safe", "alpha_optimistic")
 
 
-def required_as_shown(required: pd.DataFrame, decimals: int = 3) -> pd.DataFrame:
-    """:attr:`ClaimCheck.required` as a table shows it: each α it needs (and the acceptance rate of
-    it) rounded up to ``decimals`` as :func:`specviz.advice.claim_verdict.at_least` rounds the headline's, NaN kept. Rounded to
-    the nearest, the table's 0.844 at γ 8 had sat below the headline's 0.845 and fallen short of the
-    claim (2.999× at α 0.844 where 3× was claimed: a manager's pass)."""
-    return required.assign(**{c: claim_verdict.at_least(required[c], decimals)
-                              for c in _AT_LEAST_COLUMNS if c in required})
+def required_as_shown(required: pd.DataFrame, reuse: dict | None = None, decimals: int = 3) -> pd.DataFrame:
+    """:attr:`ClaimCheck.required` (or :func:`check_at_costs`' table) as a table shows it: each α it
+    needs rounded up to ``decimals`` as :func:`specviz.advice.claim_verdict.at_least` rounds the
+    headline's, NaN kept, and the acceptance rate and length at the α it names
+    (:func:`specviz.advice.claim_verdict.measures_at`, for a draft that reuses its positions as
+    ``reuse`` says), as the conditions name them. Rounded to the nearest, the table's 0.844 at γ 8 had
+    sat below the headline's 0.845 and fallen short of the claim (2.999× at α 0.844 where 3× was
+    claimed: a manager's pass)."""
+    shown = required.assign(**{c: claim_verdict.at_least(required[c], decimals)
+                               for c in _AT_LEAST_COLUMNS if c in required})
+    rate, length = claim_verdict.measures_at(shown["alpha_needed"], shown["gamma"], reuse)
+    return shown.assign(acceptance_rate=rate, acceptance_length=length)
 
 
 def alpha_from_measurement(measure: str, value: float, gamma: int,
@@ -315,10 +320,10 @@ def check_at_costs(claim: Claim, verify_cost: float, draft_cost: float, gamma_ma
     if required["alpha_needed"].isna().all():
         return "impossible", [Notice("claims.reason.costs_out_of_reach", claim=claim.speedup, **costs), ceiling], required
     easiest = required.loc[required["alpha_needed"].idxmin()]
-    needed = Notice("claims.reason.costs_needs", alpha=float(easiest["alpha_needed"]),
-                    shown=claim_verdict.at_least(float(easiest["alpha_needed"]), 3), gamma=int(easiest["gamma"]),
-                    rate=claim_verdict.at_least(float(easiest["acceptance_rate"]), 3),
-                    length=claim_verdict.at_least(float(easiest["acceptance_length"])))
+    shown = claim_verdict.at_least(float(easiest["alpha_needed"]), 3)
+    rate, length = claim_verdict.measures_at(shown, easiest["gamma"])
+    needed = Notice("claims.reason.costs_needs", alpha=float(easiest["alpha_needed"]), shown=shown,
+                    gamma=int(easiest["gamma"]), rate=float(rate), length=float(length))
     if claim.alpha is None:
         return "conditional", [needed, ceiling], required
     required["at_alpha"] = spec.speedup(claim.alpha, gammas, verify_cost, draft_cost)

@@ -296,11 +296,8 @@ def _measures_at(alpha_max: np.ndarray, gammas: np.ndarray, reuse: dict | None =
     (rounded down to three decimals, :func:`specviz.advice.claim_verdict.at_most`), NaN where none: the
     table's figures are then the conditions' (at the exact α, a rate of 0.595 had stood beside a
     condition's 0.594)."""
-    shown = np.nan_to_num(claim_verdict.at_most(alpha_max, 3))
-    return {"acceptance_rate_at_most": np.where(np.isnan(alpha_max), np.nan,
-                                        spec.acceptance_rate_from_alpha(shown, gammas, **(reuse or {}))),
-            "acceptance_length_at_most": np.where(np.isnan(alpha_max), np.nan,
-                                                  spec.expected_tokens(shown, gammas, **(reuse or {})))}
+    rate, length = claim_verdict.measures_at(claim_verdict.at_most(alpha_max, 3), gammas, reuse)
+    return {"acceptance_rate_at_most": rate, "acceptance_length_at_most": length}
 
 
 def _checked_gamma(claim: Claim, gammas: np.ndarray, tiers: list[np.ndarray], slowdown: float) -> int:

@@ -35,6 +35,9 @@ def _required(chosen: scenario.Scenario | None, frame: pd.DataFrame, gamma: int 
     else:
         return {"required_gamma": gamma, "required_alpha": None, "required_acceptance_length": None,
                 "required_acceptance_rate_vllm": None}
+    # As the conditions and the page's table name them: α rounded up, the rate and length at it.
+    shown = claims.required_as_shown(frame, None if chosen is None else chosen.reuse)
+    row = shown.loc[shown["gamma"] == row["gamma"]].iloc[0]
     return {"required_gamma": int(row["gamma"]), "required_alpha": float(row["alpha_needed"]),
             "required_acceptance_length": float(row["acceptance_length"]),
             "required_acceptance_rate_vllm": float(row["acceptance_rate"])}
