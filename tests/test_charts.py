@@ -645,9 +645,15 @@ class TestClaimByBatch:
         spec = charts.claim_by_batch(check.batches, 0.65, claimed_batch=64).to_dict()
         assert (spec["layer"][0]["encoding"]["y"]["field"], spec["layer"][1]["encoding"]["y"]["field"]) == (
             "floor_low", "floor")
+        # The claim's label at the rule's right end, the break-even's at its left: near 1 they had overprinted.
+        claim_label = next(layer for layer in spec["layer"] if layer["mark"].get("color") == "#d62728"
+                           and layer["mark"]["type"] == "text")
+        assert claim_label["mark"]["align"] == "right" and claim_label["encoding"]["x"] == {"value": "width"}
         # The slowest γ's unfavourable edge, dotted, in the legend: the card's "batches where it can happen".
         dotted = next(layer for layer in spec["layer"] if layer["encoding"].get("y", {}).get("field") == "any_gamma_low")
         assert dotted["mark"] == {"type": "line", "strokeDash": [2, 2]}
+        legend = spec["layer"][0]["encoding"]["color"]["legend"]
+        assert (legend["symbolType"], legend["symbolOpacity"]) == ("stroke", 1)  # not the band's pale circle
         assert "Slowest γ, unfavourable end, α = 0" in {row["kind"] for row in spec["datasets"][dotted["data"]["name"]]}
         rule, label = spec["layer"][-2:]
         assert rule["mark"]["type"] == "rule"

@@ -29,7 +29,7 @@ __all__ = ["vega_lite_spec", "compiled_spec", "speedup_vs_batch_spec", "claim_by
 _BREAK_EVEN = pd.DataFrame({"y": [1.0]})
 
 
-def _labelled_rule(data: pd.DataFrame, field: str, label: str, colour: str, axis_title: str,
+def _labelled_rule(data: pd.DataFrame, field: str, label: str, colour: str, axis_title: str, right: bool = False,
                    **mark: Any) -> list[alt.Chart]:
     """A horizontal rule at ``data[field]`` and ``label`` at its left end, as two layers (a rule has
     no legend entry: the colour alone would not say what it is), on the y axis titled ``axis_title``.
@@ -38,14 +38,15 @@ def _labelled_rule(data: pd.DataFrame, field: str, label: str, colour: str, axis
     title or an axis takes the shared axis's away: the rule repeats the chart's own title."""
     base = alt.Chart(data).encode(y=alt.Y(f"{field}:Q", title=axis_title))
     return [base.mark_rule(color=colour, **mark).encode(tooltip=[alt.Tooltip(f"{field}:Q", title=label, format=".2f")]),
-            base.mark_text(align="left", baseline="bottom", dx=4, dy=-3, color=colour).encode(
-                x=alt.XValue(0), text=alt.TextValue(label))]
+            base.mark_text(align="right" if right else "left", baseline="bottom", dx=-4 if right else 4, dy=-3,
+                           color=colour).encode(x=alt.XValue("width" if right else 0), text=alt.TextValue(label))]
 
 
 def _claim_rule(claim: float, lang: str, axis_title: str) -> list[alt.Chart]:
-    """A claimed speedup as a red horizontal rule, labelled."""
+    """A claimed speedup as a red horizontal rule, labelled at its right end: the break-even's label is
+    at the left, and a claim near 1 had printed over it (a manager's pass)."""
     return _labelled_rule(pd.DataFrame({"claim": [claim]}), "claim", f"{t('chart.claim', lang)} {claim:.2f}×",
-                          "#d62728", axis_title, strokeWidth=2)
+                          "#d62728", axis_title, right=True, strokeWidth=2)
 
 
 def _break_even_rule(lang: str, axis_title: str) -> list[alt.Chart]:
@@ -555,8 +556,11 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en", limit:
         kinds.append(("at_alpha", "at_alpha_low", "at_alpha_high",
                       t("chart.claim_at_alpha_gamma" if slowing else "chart.claim_at_alpha", lang), [6, 3]))
     any_gamma = t("chart.claim_floor_any_gamma", lang)
-    color = alt.Color("kind:N", title=None, legend=series_legend(
-        None, pd.Series([name for *_, name, _ in kinds] + ([any_gamma] if slowing else []))))
+    legend = series_legend(None, pd.Series([name for *_, name, _ in kinds] + ([any_gamma] if slowing else [])))
+    # Each entry a solid stroke of its line's colour: drawn from the first layer, a shaded band's, the
+    # symbols had been pale circles, the dotted line's nearly invisible (a manager's pass).
+    legend.symbolType, legend.symbolOpacity, legend.symbolStrokeWidth = "stroke", 1, 2
+    color = alt.Color("kind:N", title=None, legend=legend)
     layers = []
     for line, low, high, name, dash in kinds:
         frame = batches.assign(kind=name)
