@@ -704,8 +704,11 @@ class TestStoreCommands:
         code, out, err = run(capsys, "remove", str(tmp_path / "first.jsonl"), "--db", db)
         assert code == 0 and json.loads(out)["removed"]["runs"] == 2
         assert err == f"specviz: {tmp_path / 'all.jsonl'} left its runs (named 1, 2 in it) to this file, as already stored from it: " \
-                      f"they go with it, and {tmp_path / 'all.jsonl'}'s import holds only its other runs. To keep them, " \
-                      f"remove {tmp_path / 'all.jsonl'} too and import it again: its runs are then stored from it.\n"
+                      f"they go with it, and {tmp_path / 'all.jsonl'}'s import holds only its other runs until " \
+                      f"{tmp_path / 'all.jsonl'} is imported again, which then stores them from it.\n"
+        # Imported again, it has them back (an analyst's pass: it had been refused as already imported).
+        code, out, _ = run(capsys, "ingest", str(tmp_path / "all.jsonl"), "--db", db)
+        assert code == 0 and json.loads(out)["imported"][0]["runs"] == len(lines)
 
     def test_remove_names_the_files_skipped_whole_for_it(self, capsys, tmp_path):
         """A CLI pass: a sweep's run=0.json, skipped at import as its runs were stored from summary.json,

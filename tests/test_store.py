@@ -610,6 +610,24 @@ class TestSweepRunsUploadedApart:
         db.remove_import(db.imports().content_hash[0])
         assert db.import_file("run=0.json", self.read("run=0.json")).runs == 1 and len(db.runs()) == 1
 
+    def test_a_file_that_left_runs_to_a_removed_one_takes_them_back_when_imported_again(self, db):
+        """An analyst's pass: run=0.json, then summary.json (which leaves its run 0 to it); run=0.json
+        removed took run 0 with it, and summary.json imported again was "already imported", one of its
+        two runs stored. Imported again, it replaces its import and holds both, said; while the file it
+        left them to is stored, it is refused as before."""
+        db.import_file("run=0.json", self.read("run=0.json"))
+        db.import_file("summary.json", self.read("summary.json"))
+        assert db.import_file("summary.json", self.read("summary.json")).status == "skipped"
+        db.remove_import(db.imports().set_index("source_file").content_hash["run=0.json"])
+        assert len(db.runs()) == 1
+        again = db.import_file("summary.json", self.read("summary.json"))
+        assert (again.status, again.runs) == ("imported", 2)
+        assert [w.params for w in again.warnings if w.key == "store.restored_runs"] == [{"files": "run=0.json"}]
+        runs = db.runs()
+        assert sorted(json.loads(e)["run_number"] for e in runs.extra) == [0, 1]
+        assert db.imports().source_file.tolist() == ["summary.json"]
+        assert db.import_file("summary.json", self.read("summary.json")).status == "skipped"  # whole now
+
     def test_named_inside_the_folder_or_on_their_own(self, db):
         """A path names the swept settings, an upload none: the runs are still the same."""
         db.import_path(self.FOLDER / "run=0.json")

@@ -284,8 +284,11 @@ class RunsAndImports(Connections):
         with ExitStack() as stack:
             source = data if isinstance(data, importers.Source) else stack.enter_context(importers.Source(name, data))
             _check_size(name, source.size, max_bytes)
+            restored: tuple[str, ...] = ()
             if source.hashed_at_once and not replace and (earlier := self._stored_as(source.content_hash)) is not None:
-                return _already_imported(name, earlier, source.content_hash)
+                if not (restored := self._left_to_removed(source.content_hash)):
+                    return _already_imported(name, earlier, source.content_hash)
+                replace = True
             now = datetime.now(timezone.utc).replace(tzinfo=None)
             unmatched: list[str] = []
             fmt = content_hash = ""
@@ -295,7 +298,9 @@ class RunsAndImports(Connections):
                 fmt = parsed.format
                 content_hash = source.content_hash  # a file on disk: hashed beside the parse
                 if not source.hashed_at_once and not replace and (earlier := self._stored_as(content_hash)) is not None:
-                    return _already_imported(name, earlier, content_hash)
+                    if not (restored := self._left_to_removed(content_hash)):
+                        return _already_imported(name, earlier, content_hash)
+                    replace = True
                 check_run_count(name, len(parsed.runs))
                 with self._transaction() as cur:
                     if replace:
@@ -305,7 +310,7 @@ class RunsAndImports(Connections):
                                                                                     csv_mapping or {}, name)
                     else:
                         repeated: dict[int, tuple[str, str]] = {}
-                        notices: list[Notice] = []
+                        notices = [Notice("store.restored_runs", files=", ".join(restored))] if restored else []
                         for find, notice in REPEATS.get(fmt, ()):
                             found = {i: at for i, at in find(cur, name, parsed).items() if i not in repeated}
                             repeated.update(found)
@@ -352,6 +357,23 @@ class RunsAndImports(Connections):
         with self._connection(read_only) as con:
             found = con.execute("SELECT source_file FROM imports WHERE content_hash = ?", [content_hash]).fetchone()
         return None if found is None else found[0]
+
+    def _left_to_removed(self, content_hash: str) -> tuple[str, ...]:
+        """The files the stored import of ``content_hash`` left some of its runs to, as already stored
+        from them (its repeat notices: :data:`specviz.results.store.repeats.REPEATS`), that are no
+        longer imported: those runs went with them, and the file imported again replaces its import
+        to have them back (an analyst's pass: summary.json, once run=0.json was removed, held one of
+        its two runs and was refused as "already imported")."""
+        repeated = {key for finders in REPEATS.values() for _, key in finders}
+        with self._connection() as con:
+            found = con.execute("SELECT CAST(warnings AS VARCHAR) FROM imports WHERE content_hash = ?",
+                                [content_hash]).fetchone()
+            present = {name for (name,) in con.execute("SELECT DISTINCT source_file FROM imports").fetchall()}
+        if found is None:
+            return ()
+        holders = {said.params.get("other") for said in map(Notice.from_json, json.loads(found[0] or "[]"))
+                   if said.key in repeated}
+        return tuple(sorted(holder for holder in holders if holder and holder not in present))
 
     def _await_concurrent_import(self, name: str, fmt: str, content_hash: str) -> ImportResult:
         """Wait for a concurrent import of the same content to commit, as long as for a file another
