@@ -38,9 +38,8 @@ __all__ = ["Batches", "NO_BATCHES", "UNLIKELY", "UNLIKELY_WITHOUT_ALPHA", "at_le
 def at_least(value: ArrayLike, decimals: int = 2) -> Any:
     """An "at least" figure as a page shows it, rounded up to ``decimals``: the α a claim needs,
     0.7543, shown as 0.75 would fall short of the claim (3.16x where 3.2x is claimed). Three decimals
-    where a condition or the calculator link names α, as the tables show it; two where a sentence
-    names it to two (the workload's, :func:`on_workload`). A float for a number, an array for an
-    array (NaN kept)."""
+    where a condition, the workload's reason (:func:`on_workload`) or the calculator link names α, as
+    the tables show it. A float for a number, an array for an array (NaN kept)."""
     scale = 10.0 ** decimals
     rounded = np.ceil(np.asarray(value, dtype=float) * scale - 1e-9) / scale
     return float(rounded) if rounded.ndim == 0 else rounded
@@ -250,7 +249,9 @@ def on_workload(scenario: Scenario, claim: Claim, required: pd.DataFrame, batche
         row = easiest(scenario, required)
         # Where the model reaches the claim at no α, the γ it does best at (the last γ had priced a
         # slowdown at γ 16: an attack pass).
-        alpha = 1.0 if row is None else at_least(float(row["alpha_needed"]))
+        # As the conditions name it, to three decimals (an analyst's pass: the workload's α 0.78 beside the
+        # condition's 0.771 had priced a request at more acceptance than the claim needs).
+        alpha = 1.0 if row is None else at_least(float(row["alpha_needed"]), 3)
         row = required.loc[required["ceiling"].idxmax()] if row is None else row
         gamma, batch = int(row["gamma"]), int(counted.loc[counted["ceiling"].idxmax(), "batch"])
     return request_notice(scenario, claim.workload, alpha, gamma, batch)
