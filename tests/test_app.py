@@ -1812,7 +1812,7 @@ class TestExplorerPage:
         peaks = at.dataframe[0].value
         assert list(peaks["max_num_seqs"]) == ["16", "4"] and list(peaks["Request rate (req/s)"]) == [2, 2]
         # The run at an infinite rate is listed, not plotted.
-        assert any("1 run sent every request at once" in i.value for i in at.info)
+        assert any("1 run set no request rate" in i.value for i in at.info)
         assert list(at.dataframe[1].value["Output tokens/s"]) == [300]
 
     def test_a_run_without_the_lines_field_is_not_set_in_the_legend_and_the_peaks_alike(self):
