@@ -1763,21 +1763,23 @@ class TestExplorerPage:
         assert set(pairs["Baseline file"]) == {"pairs.csv"} and not [i for i in at.info if "more than one plain" in i.value]
 
     def test_a_repeated_baseline_is_named_and_said(self):
-        """A second plain run at the same load changes the speedup (150/100 → 150/120): the table names the
-        baseline's file, and a note says there was a choice (an analyst's pass: it had been silent)."""
+        """A second plain run at the same load changes the speedup (150/100 → 150/120): the speedup is
+        against their mean (1.36×), with its range beside it, the table names both files, and a note says
+        so (an analyst's pass: it had been silent, then the newest alone decided)."""
         at = explorer_app("baseline")
         upload(at, ("spec.csv", b"workload,concurrency,spec_method,num_speculative_tokens,output_throughput\n"
                                 b"chat,8,eagle,3,150\n", "text/csv"),
                ("plain.csv", b"workload,concurrency,output_throughput\nchat,8,100\n", "text/csv"),
                ("plain_again.csv", b"workload,concurrency,output_throughput\nchat,8,120\n", "text/csv"))
         pairs = next(d.value for d in at.dataframe if "Measured by" in d.value)
-        assert pairs[["File", "Baseline file", "Measured speedup (×)"]].values.tolist() == [
-            ["spec.csv", "plain_again.csv", 1.25]]
+        row = pairs[["File", "Baseline file", "Measured speedup (×)", "Vs fastest base (×)",
+                     "Vs slowest base (×)"]].values.tolist()
+        assert row == [["spec.csv", "plain.csv, plain_again.csv", pytest.approx(150 / 110), 1.25, 1.5]]
         said = [i.value for i in at.info if "more than one plain run" in i.value]
-        assert said == ["1 speculative run matches more than one plain run at the same load (2 at most), and the "
-                        "speedup depends on which: the newest of the same engine is taken (within one file, its last "
-                        "row), and the Baseline file column names its file. Remove the files you do not want "
-                        "compared, or filter by file."]
+        assert said == ["1 speculative run matches more than one plain run at the same load (2 at most): the "
+                        "speedup is against their mean (those of the same engine, where any is), its range against "
+                        "the fastest and the slowest of them is beside it, and the Baseline file column names their "
+                        "files. Remove the files you do not want compared, or filter by file."]
 
     def test_one_concurrency_measured_is_not_every_concurrency(self):
         """A speculative run and its baseline at one concurrency read "none: faster at every measured

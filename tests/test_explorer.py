@@ -367,6 +367,24 @@ class TestPairWithBaselines:
         assert paired.loc["vllm", "baseline_run_id"] == "0"
         assert paired.loc["tgi", "baseline_run_id"] == "1"  # the one that names no engine
 
+    def test_repeated_baselines_are_taken_by_their_mean_with_its_range(self):
+        """An analyst's pass: a sweep's plain repeats at 93.7 and 199.4 tokens/s, and a speculative run of
+        122.3: 0.61× against the newest alone (a crossover), 1.30× against the other; against their mean
+        (146.55) 0.834×, from 0.613× to 1.305×. The same engine's only, where any is."""
+        frame = runs_frame([{"concurrency": 2, "output_throughput": 93.7, "engine": "vllm", "source_file": "run=0.json"},
+                            {"concurrency": 2, "output_throughput": 199.4, "engine": "vllm", "source_file": "run=1.json"},
+                            {"concurrency": 2, "output_throughput": 10.0, "source_file": "other.json"},
+                            {"concurrency": 2, "output_throughput": 122.3, "num_speculative_tokens": 3, "engine": "vllm"}])
+        [row] = explorer.pair_with_baselines(frame).to_dict("records")
+        assert row["measured_speedup"] == pytest.approx(122.3 / 146.55) and row["baselines"] == 3
+        assert (row["speedup_vs_fastest"], row["speedup_vs_slowest"]) == pytest.approx((122.3 / 199.4, 122.3 / 93.7))
+        assert row["baseline_output_throughput"] == pytest.approx(146.55)
+        assert row["baseline_source_file"] == "run=0.json, run=1.json" and row["baseline_run_id"] == "1"
+        tpot = runs_frame([{"concurrency": 1, "mean_tpot_ms": 10.0}, {"concurrency": 1, "mean_tpot_ms": 14.0},
+                           {"concurrency": 1, "mean_tpot_ms": 4.0, "spec_method": "eagle"}])
+        [row] = explorer.pair_with_baselines(tpot).to_dict("records")
+        assert (row["measured_speedup"], row["speedup_vs_fastest"], row["speedup_vs_slowest"]) == pytest.approx((3.0, 2.5, 3.5))
+
     def test_request_rates_match_and_infinity_counts_as_none(self):
         frame = runs_frame([{"request_rate": 10.0, "output_throughput": 100}, {"request_rate": 30.0, "output_throughput": 300},
                             {"request_rate": 10.0, "output_throughput": 150, "spec_method": "eagle"},

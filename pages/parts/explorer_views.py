@@ -27,7 +27,8 @@ from specviz.results.store import Store
 # thousands separated.
 FORMATS: dict[str, str] = {
     **dict.fromkeys(("measured_speedup", "predicted_speedup", "predicted_low", "predicted_high"), "%.2f×"),
-    "error": "%+.2f", **dict.fromkeys(("alpha", "acceptance_rate"), "%.3f"), "zero_accept_rate": "percent",
+    "error": "%+.2f", **dict.fromkeys(("speedup_vs_fastest", "speedup_vs_slowest"), "%.3f"),
+    **dict.fromkeys(("alpha", "acceptance_rate"), "%.3f"), "zero_accept_rate": "percent",
     "mtp_reuse": "%.2f",
     "acceptance_length": "%.2f",
     **dict.fromkeys(("num_requests", "failed_requests", "concurrency", "prompt_tokens", "output_tokens"), "%,d"),
@@ -37,9 +38,9 @@ FORMATS: dict[str, str] = {
     **dict.fromkeys((f"{stat}_{metric}_ms" for stat in STATISTICS for metric in LATENCY_METRICS), "%,.1f")}
 
 # The Baseline view's table of pairs: what each measured speedup is the ratio of.
-PAIR_COLUMNS = ("series", "workload", "concurrency", "measured_speedup", "measured_by", "output_throughput",
-                "baseline_output_throughput", "mean_tpot_ms", "baseline_mean_tpot_ms", "request_rate", "source_file",
-                "baseline_source_file")
+PAIR_COLUMNS = ("series", "workload", "concurrency", "measured_speedup", "speedup_vs_fastest", "speedup_vs_slowest", "measured_by",
+                "output_throughput", "baseline_output_throughput", "mean_tpot_ms", "baseline_mean_tpot_ms", "request_rate",
+                "source_file", "baseline_source_file")
 
 
 def keep_fit(kind: str, fit: Callable[[], Any]) -> None:
@@ -275,13 +276,16 @@ def show_pairs(paired: pd.DataFrame, lang: str) -> None:
     which of the two it is the ratio of (``measured_by``), so a reviewer can check every point the chart
     draws, those off it (a load by request rate) too."""
     st.subheader(t("exp.pairs", lang))
-    table = paired[[*PAIR_COLUMNS]].dropna(axis=1, how="all")
+    # The range against repeated baselines only where some run has them: else it is the speedup again.
+    repeats = (paired["baselines"] > 1).any()
+    shown = [c for c in PAIR_COLUMNS if repeats or c not in ("speedup_vs_fastest", "speedup_vs_slowest")]
+    table = paired[shown].dropna(axis=1, how="all")
     # The rate as text (∞, not "Infinity"), as the runs table shows it.
     table = table.assign(measured_by=table["measured_by"].map(lambda by: t(f"exp.measured_by.{by}", lang)),
                          **({"request_rate": table["request_rate"].map(explorer.rate_text)} if "request_rate" in table else {}))
     titled_dataframe(table, lang, column_config=number_columns(table, FORMATS, lang))
     st.caption(t("exp.pairs_note", lang))
-    if pairs := int((paired["baselines"] > 1).sum()):  # the one taken is named; the others are said to exist
+    if pairs := int((paired["baselines"] > 1).sum()):  # their mean is taken, the range beside it
         st.info(t("exp.pairs_repeats", lang, pairs=pairs, most=int(paired["baselines"].max())))
 
 

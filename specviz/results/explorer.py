@@ -425,9 +425,14 @@ def pair_with_baselines(runs: pd.DataFrame) -> pd.DataFrame:
     throughput is missing, baseline mean TPOT / SD mean TPOT; ``measured_by`` says which
     (``throughput``, ``tpot``). ITL is not used: with speculation ``vllm bench serve`` reports it per
     streamed chunk, which holds several tokens; a ratio that is not finite and positive (a side of 0)
-    is none, and the run unpaired. ``baseline_source_file`` names the baseline's file,
-    and ``baselines`` counts the plain runs that matched, of which one was taken: a repeat of the
-    baseline changes the speedup, and is said (an analyst's pass).
+    is none, and the run unpaired. Where several plain runs match (a sweep's repeats), the baseline is
+    their mean, those of the same engine where any is (as the By load view draws a load's runs by
+    their mean): ``baseline_source_file`` names their files, ``baseline_run_id`` the newest,
+    ``baselines`` counts the plain runs that matched, and ``speedup_vs_fastest`` and
+    ``speedup_vs_slowest`` are the speedup against the fastest and the slowest of those taken, said
+    beside it (an analyst's pass:
+    repeats at 93.7 and 199.4 tokens/s had made one run's 122.3 a 0.61× and a crossover against the
+    newest, where the other gives 1.30×).
     """
     spec_mask = is_speculative(runs)
     keys = [*_MATCH, "rate"]
@@ -441,14 +446,28 @@ def pair_with_baselines(runs: pd.DataFrame) -> pd.DataFrame:
     same_engine = candidates["engine"] == candidates["baseline_engine"]
     compatible = same_engine | candidates["engine"].isna() | candidates["baseline_engine"].isna()
     eligible = candidates[compatible]
-    paired = (eligible.assign(same_engine=same_engine[compatible],
-                              baselines=eligible.groupby("order")["order"].transform("size"))
-              .sort_values(["same_engine", "baseline_order"], kind="stable")
-              .drop_duplicates("order", keep="last").sort_values("order"))
+    eligible = eligible.assign(same_engine=same_engine[compatible],
+                               baselines=eligible.groupby("order")["order"].transform("size"))
+    # Those of the same engine where any is, else the others that may be it.
+    taken = eligible[eligible["same_engine"] == eligible.groupby("order")["same_engine"].transform("max")]
+    by_run = taken.groupby("order")
+    spread = by_run.agg(tps=("baseline_output_throughput", "mean"), tps_low=("baseline_output_throughput", "min"),
+                        tps_high=("baseline_output_throughput", "max"), tpot=("baseline_mean_tpot_ms", "mean"),
+                        tpot_low=("baseline_mean_tpot_ms", "min"), tpot_high=("baseline_mean_tpot_ms", "max"),
+                        files=("baseline_source_file", lambda files: ", ".join(dict.fromkeys(files.astype(str)))))
+    paired = (taken.sort_values("baseline_order", kind="stable").drop_duplicates("order", keep="last")
+              .set_index("order").join(spread).reset_index().sort_values("order"))
+    paired = paired.assign(baseline_output_throughput=paired["tps"], baseline_mean_tpot_ms=paired["tpot"],
+                           baseline_source_file=paired["files"])
+    ratio = lambda tps, tpot: (paired["output_throughput"] / tps).where(
+        paired["output_throughput"].notna() & tps.notna(), tpot / paired["mean_tpot_ms"])
     throughput = paired["output_throughput"] / paired["baseline_output_throughput"]
-    tpot = paired["baseline_mean_tpot_ms"] / paired["mean_tpot_ms"]
-    paired["measured_speedup"] = throughput.where(throughput.notna(), tpot)
+    paired["measured_speedup"] = ratio(paired["tps"], paired["tpot"])
     paired["measured_by"] = np.where(throughput.notna(), "throughput", "tpot")
+    # Against the fastest baseline the least speedup, against the slowest the most.
+    paired["speedup_vs_fastest"], paired["speedup_vs_slowest"] = ratio(paired["tps_high"], paired["tpot_low"]), ratio(
+        paired["tps_low"], paired["tpot_high"])
+    paired = paired.drop(columns=["tps", "tps_low", "tps_high", "tpot", "tpot_low", "tpot_high", "files"])
     # A side of 0 tokens/s (or 0 ms) gives no ratio: unpaired, as a side without the figure is (an attack
     # pass: a baseline of 0 tokens/s had paired at an infinite speedup).
     ratio = paired["measured_speedup"]
