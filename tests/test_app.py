@@ -3945,7 +3945,7 @@ class TestClaimsPage:
         at = claims_app(claim="1.3x", claim_batch=8, claim_measure="acceptance_rate", claim_value=0.7,
                         claim_measured_gamma=3)
         assert at.success and at.success[0].value.startswith("**Plausible:** 1.30×")
-        assert "At the acceptance you measured (α 0.83)" in "\n".join(m.value for m in at.markdown)
+        assert "At the acceptance you measured (α 0.832)" in "\n".join(m.value for m in at.markdown)
         at.number_input(key="claim_value").set_value(0.05).run()
         assert not at.success and at.error[0].value.startswith("**Unlikely at your acceptance:** at α 0.13")
 
