@@ -1178,7 +1178,7 @@ class TestLatencyTab:
             store.close()
         at = make_app({"view": "latency"})
         note = next(m.value for m in at.markdown if m.value.startswith("Each of the simulated requests"))
-        assert "of the run's 8 measured requests, at the run's γ 3, batch 64" in note and "moves by **+" in note
+        assert "of the run's 8 measured requests, at the run's γ 3 and this page's batch 64" in note and "moves by **+" in note
         assert at.selectbox(key="latency_mix_run").value is not None and not at.exception
 
     def test_measured_rates_of_a_reused_mtp_layer_bring_their_own_reuse_factor(self):
@@ -1903,7 +1903,7 @@ class TestExplorerPage:
         note = next(c.value for c in at.caption if c.value.startswith("Mean over requests 2.56 tokens per step"))
         assert "figure 2.60" in note and "it is the higher here" in note and "weigh more in it" not in note
         tail = next(m.value for m in at.markdown if m.value.startswith("**Latency from this measured mix**"))
-        assert "at the run's γ 3 and batch 8" in tail and "The p99 request moves by **+" in tail
+        assert "at the run's γ 3, batch 8 (the run\\'s concurrency)" in tail and "The p99 request moves by **+" in tail
 
     def test_a_tree_s_per_request_acceptance_is_left_out_and_said(self):
         """A top-k 10 tree of 60 draft tokens: its requests' lengths are a tree's, which the chain the

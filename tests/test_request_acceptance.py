@@ -91,10 +91,10 @@ class TestRequestAlphas:
 
 
 @pytest.mark.parametrize("concurrency, outputs, batch, setting", [
-    (8.0, [100, 102, 101], 64, (8, 100, True)),        # the run's: the first token is the prefill's
-    (float("nan"), [100, 102], 64, (64, 100, True)),   # no concurrency: the sidebar's batch
-    (0.5, [None, None], 64, (64, 511, False)),         # no counts: the default workload's 512
-    (4.0, [1, 1], 16, (4, 511, False)),                # one token each: nothing decoded to measure
+    (8.0, [100, 102, 101], 64, (8, 100, True, True)),        # the run's: the first token is the prefill's
+    (float("nan"), [100, 102], 64, (64, 100, True, False)),  # no concurrency: the sidebar's batch, said so
+    (0.5, [None, None], 64, (64, 511, False, False)),        # no counts: the default workload's 512
+    (4.0, [1, 1], 16, (4, 511, False, True)),                # one token each: nothing decoded to measure
 ])
 def test_the_tail_is_simulated_at_the_run_s_batch_and_tokens_where_it_has_them(concurrency, outputs, batch, setting):
     assert request_acceptance.tail_setting(concurrency, pd.Series(outputs, dtype=float), batch, 512) == setting

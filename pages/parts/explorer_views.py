@@ -241,7 +241,7 @@ def show_request_acceptance(shown: pd.DataFrame, store: Store, lang: str) -> Non
     if gamma is None or sidebar is None:
         st.info(t("exp.request_no_gamma", lang))
         return
-    batch, output_tokens, measured_output = request_acceptance.tail_setting(
+    batch, output_tokens, measured_output, own_batch = request_acceptance.tail_setting(
         run["concurrency"], requests["output_tokens"], sidebar.batch,
         presets(settings.get("SPECVIZ_DATA_DIR")).workloads[DEFAULT_WORKLOAD].output_tokens)
     tail = mix_tail_at(sidebar, lengths, gamma, batch, sidebar.context, output_tokens, lang)
@@ -249,6 +249,7 @@ def show_request_acceptance(shown: pd.DataFrame, store: Store, lang: str) -> Non
         return
     st.markdown(md("exp.request_tail", lang, target=sidebar.target.name, gpu=sidebar.gpu.name, gamma=gamma,
                    batch=batch, tokens=output_tokens, change=float(tail.at["p99", "change"]),
+                   batch_whose=t("exp.request_batch.measured" if own_batch else "exp.request_batch.sidebar", lang),
                    whose=t("exp.request_tokens.measured" if measured_output else "exp.request_tokens.default", lang)))
     mix_tail_table(tail, lang)
 

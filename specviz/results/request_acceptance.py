@@ -68,15 +68,16 @@ def length_quantiles(lengths: pd.Series) -> dict[str, float]:
 
 
 def tail_setting(concurrency: float, output_tokens: pd.Series, batch: int,
-                 default_output: int) -> tuple[int, int, bool]:
-    """The batch and the tokens a request decodes at which a run's tail is simulated, and whether
-    those tokens were measured: the run's ``concurrency`` where it set one (else ``batch``), and its
-    requests' mean output less the first token, which the prefill gives (else ``default_output``
-    less one, where the run has no output counts)."""
-    chosen = int(concurrency) if pd.notna(concurrency) and concurrency >= 1 else int(batch)
+                 default_output: int) -> tuple[int, int, bool, bool]:
+    """The batch and the tokens a request decodes at which a run's tail is simulated, whether those
+    tokens were measured and whether the batch is the run's: the run's ``concurrency`` where it set
+    one (else ``batch``), and its requests' mean output less the first token, which the prefill gives
+    (else ``default_output`` less one, where the run has no output counts)."""
+    own_batch = bool(pd.notna(concurrency) and concurrency >= 1)
+    chosen = int(concurrency) if own_batch else int(batch)
     mean = output_tokens.mean()
     measured = bool(pd.notna(mean) and mean >= 2)
-    return chosen, (int(round(mean)) if measured else int(default_output)) - 1, measured
+    return chosen, (int(round(mean)) if measured else int(default_output)) - 1, measured, own_batch
 
 
 def mix_tail(lengths: pd.Series, gamma: int, times: simulate.StepTimes, output_tokens: int,
