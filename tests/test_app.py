@@ -2280,6 +2280,16 @@ class TestExplorerPage:
         at.run()
         assert any("No runs yet" in i.value for i in at.info)
 
+    @pytest.mark.fresh_store
+    def test_the_sql_label_says_the_examples_are_there_only_while_they_are(self):
+        """An analyst's pass: after "Remove examples" the SQL box still said the runs table held them."""
+        at = explorer_app("sql")
+        assert at.text_area(key="sql_runs_by_format").label.startswith("SQL (read-only") and \
+            "shipped examples' runs beside yours" in at.text_area(key="sql_runs_by_format").label
+        upload(at, ("mine.csv", b"concurrency,output_throughput\n8,100\n", "text/csv"))
+        at.button(key="remove_examples").click().run()
+        assert at.text_area(key="sql_runs_by_format").label == i18n.t("exp.sql_no_examples", "en")
+
     def test_removing_a_file_of_ones_own_leaves_the_others(self):
         """The Explorer offered only "Remove examples": a file a user imported stayed for good."""
         at = upload(explorer_app(), ("results.jsonl", (SAMPLES / "vllm_bench_nerdalert.jsonl").read_bytes(),

@@ -147,7 +147,11 @@ def show_sql(store: Store, lang: str) -> None:
     (:mod:`specviz.results.sandbox`), its result shown and offered as CSV, or why it was refused."""
     example = st.selectbox(t("exp.sql_examples", lang), list(explorer.EXAMPLE_QUERIES),
                            format_func=lambda k: t(f"exp.sql.{k}", lang), key="sql_example")
-    sql = st.text_area(t("exp.sql", lang), explorer.EXAMPLE_QUERIES[example], height=140, key=f"sql_{example}",
+    # The label says the examples are in the runs table only while they are (an analyst's pass: it had
+    # said so after "Remove examples").
+    with_examples = (store.imports()["origin"] == "example").any()
+    sql = st.text_area(t("exp.sql" if with_examples else "exp.sql_no_examples", lang), explorer.EXAMPLE_QUERIES[example],
+                       height=140, key=f"sql_{example}",
                        help=t("exp.sql_help", lang, seconds=settings.get("SPECVIZ_SQL_TIMEOUT_S"),
                               rows=settings.get("SPECVIZ_SQL_MAX_ROWS")))
     if st.button(t("exp.sql_run", lang), key="sql_run"):
