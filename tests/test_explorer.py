@@ -9,7 +9,7 @@ import pytest
 from conftest import PRESETS, SAMPLES, SWEEP, make_scenario, raw_frame, runs_frame
 from specviz import names, settings
 from specviz.model import calibration, dtypes, step
-from specviz.results import explorer
+from specviz.results import explorer, extra
 from specviz.results.store import Store
 
 DATA = settings.get("SPECVIZ_DATA_DIR")
@@ -480,6 +480,28 @@ class TestSweepPeaks:
 
     def test_example_sweep_peaks_at_the_top_concurrency(self, example_runs):
         assert set(explorer.sweep_peaks(example_runs).load) == {128}
+
+
+class TestDerivedAcceptance:
+    def test_figures_a_run_s_own_imply_are_filled_in(self, tmp_path):
+        """An analyst's pass: vLLM 0.25.1's bench file gives per-position rates 0.85, 0.717, 0.594 and no
+        zero-accept share (the Live page derives 15 % from the same counters); SpecForge's chains give
+        a length and no vLLM rate, (E − 1) / γ. A tree's rate is not a chain's, and stays unsaid."""
+        db = Store(tmp_path / "d.duckdb")
+        db.import_file("bench.json", (SAMPLES / "2026/vllm_0.25.1/bench_serve_speculative_v0.25.1.json").read_bytes())
+        db.import_file("dev_result.jsonl", (SAMPLES / "2026/specforge/dev_result.jsonl").read_bytes())
+        stored = db.runs()
+        shown = explorer.with_view_columns(stored)
+        vllm = shown[shown["source_file"] == "bench.json"].iloc[0]
+        assert vllm["zero_accept_rate"] == pytest.approx(0.15) and vllm["acceptance_rate"] == pytest.approx(0.7204, abs=1e-4)
+        assert stored["zero_accept_rate"].isna().all()  # the store keeps what the file said
+        forge = shown[shown["source_file"] == "dev_result.jsonl"]
+        chains = forge[[extra.tree_width(e) is None for e in forge["extra"]]]
+        trees = forge[[extra.tree_width(e) is not None for e in forge["extra"]]]
+        assert len(chains) and len(trees)
+        assert chains["acceptance_rate"].to_numpy() == pytest.approx(
+            ((chains["acceptance_length"] - 1) / chains["num_speculative_tokens"].astype(float)).to_numpy())
+        assert trees["acceptance_rate"].isna().all()
 
 
 class TestPositionAcceptance:

@@ -140,7 +140,23 @@ def with_view_columns(runs: pd.DataFrame, examples: Collection[str] | None = Non
     out["series"] = series_names(out)
     out["group"] = out["series"]
     out["origin"] = _origin(runs, examples)
-    return out
+    return _derived_acceptance(out)
+
+
+def _derived_acceptance(runs: pd.DataFrame) -> pd.DataFrame:
+    """The acceptance figures a run's own imply where its file leaves them out (an analyst's pass: the
+    Live page derived a zero-accept share that the Explorer, given the same counters, did not): a step
+    with nothing accepted is one whose first drafted position was rejected, so the zero-accept share
+    is 1 − the first position's rate; and vLLM's accepted / drafted of a chain is (E − 1) / γ (its
+    drafts are γ a step), which a tree's is not (:func:`specviz.results.extra.tree_width`). The
+    stored table keeps what the file said (the SQL console reads it)."""
+    first = runs["per_position_acceptance"].map(
+        lambda rates: float(rates[0]) if isinstance(rates, (list, tuple, np.ndarray)) and len(rates) else np.nan)
+    gamma = runs["num_speculative_tokens"].astype(float)
+    chain = runs["extra"].map(lambda text: extra.tree_width(text) is None).astype(bool)
+    from_length = ((runs["acceptance_length"].astype(float) - 1.0) / gamma).where(chain & (gamma > 0))
+    return runs.assign(zero_accept_rate=runs["zero_accept_rate"].astype(float).fillna(1.0 - first),
+                       acceptance_rate=runs["acceptance_rate"].astype(float).fillna(from_length))
 
 
 def series_names(runs: pd.DataFrame) -> pd.Series:
