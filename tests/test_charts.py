@@ -656,7 +656,10 @@ class TestClaimByBatch:
         assert (legend["symbolType"], legend["symbolOpacity"]) == ("stroke", 1)  # not the band's pale circle
         assert "Slowest γ, unfavourable end, α = 0" in {row["kind"] for row in spec["datasets"][dotted["data"]["name"]]}
         rule, label = spec["layer"][-2:]
-        assert rule["mark"]["type"] == "rule"
+        # Batch 64 of a log axis from 1 to 229 is in its right half: labelled to the rule's left, short of the wall.
+        assert rule["mark"]["type"] == "rule" and (label["mark"]["align"], label["mark"]["dx"]) == ("right", -4)
+        small = charts.claim_by_batch(check.batches, 0.65, claimed_batch=4).to_dict()["layer"][-1]
+        assert small["mark"]["align"] == "left"
         assert spec["datasets"][rule["data"]["name"]] == [{"batch": 64, "label": "claimed at batch 64"}]
         assert label["mark"]["type"] == "text"
 

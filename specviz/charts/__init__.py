@@ -588,10 +588,14 @@ def claim_by_batch(batches: pd.DataFrame, claim: float, lang: str = "en", limit:
     if claimed_batch is not None:
         at = alt.Chart(pd.DataFrame({"batch": [claimed_batch],
                                      "label": [t("chart.claimed_batch", lang, batch=claimed_batch)]}))
+        # Its label on the side with more room: in the right half of the log axis, to the rule's left (it
+        # had run past the memory's limit beside it: a manager's pass).
+        drawn = batches["batch"].to_numpy(dtype=float)
+        left = drawn.size > 0 and math.log(claimed_batch) > (math.log(drawn.min()) + math.log(drawn.max())) / 2
         claimed = [at.mark_rule(color="gray", strokeDash=[2, 2]).encode(
                        x=x, tooltip=[alt.Tooltip("label:N", title=t("chart.claimed_batch_title", lang))]),
-                   at.mark_text(align="left", baseline="bottom", dx=4, dy=-4, color="gray").encode(
-                       x=x, y=alt.YValue(320), text="label:N")]
+                   at.mark_text(align="right" if left else "left", baseline="bottom", dx=-4 if left else 4, dy=-4,
+                                color="gray").encode(x=x, y=alt.YValue(320), text="label:N")]
     return alt.layer(*layers, *_break_even_rule(lang, speedup), *_claim_rule(claim, lang, speedup), *wall, *claimed,
                      autosize=FIT_WIDTH, height=320)
 
