@@ -118,8 +118,8 @@ _OTHER_SIDE = "other side"
 
 
 def _loss(words: str, figure: re.Match) -> str | None:
-    """What a sentence's figure says was lost: " slower" where speed fell by it, " longer" where the time
-    per token rose by it (the words :func:`specviz.advice.claim_words.parse_claim` reads it with),
+    """What a sentence's figure says was lost, as the words :func:`specviz.advice.claim_words.parse_claim`
+    reads it with (:func:`_time_or_speed_lost`),
     :data:`_OTHER_SIDE` where the slower side is the plain one or another's, not speculation, and None
     where none is said, or where what was lost is not a decode step's speed."""
     before, after = words[max(0, figure.start() - 48):figure.start()], words[figure.end():]
@@ -138,19 +138,28 @@ def _below_one(figure: re.Match) -> bool:
     return not text.endswith("%") and bool(number) and float(number[-1].replace(",", ".")) < 1.0
 
 
+# A loss read with the words that name what was lost: a time per token or a throughput said, no other
+# reading to ask about (claim_words.percent_of); "35% slower" or "slowed generation by 35%" say neither.
+_TIME_LOST, _SPEED_LOST, _EITHER_LOST = " higher latency", " lower throughput", " slower"
+_SPEED_NEAR = re.compile(rf"\b{_SPEED}\b", re.IGNORECASE)
+
+
 def _time_or_speed_lost(before: str, after: str) -> str | None:
-    """" longer" where the words around a figure say the time per token rose by it, " slower" where
-    they say the speed fell by it, None otherwise (:func:`_loss`)."""
+    """The words a figure is read with where those around it say the time per token rose by it
+    (:data:`_TIME_LOST`) or the speed fell by it (:data:`_SPEED_LOST` where they name the speed,
+    :data:`_EITHER_LOST` where they do not), None otherwise (:func:`_loss`)."""
     if (_TIME_ROSE_BEFORE.search(before) or _TIME_LONGER_AFTER.match(after)
             or _TIME_BEFORE.search(before) and _HIGHER_AFTER.match(after)):
-        return " longer"
+        return _TIME_LOST
     if _SPEED_BEFORE.search(before) and _LOWER_AFTER.match(after):
-        return " slower"
+        return _SPEED_LOST
     lost = re.search(r"\b(?:lost|loses|losing)(?:\s+(?:about|around|some|over|nearly))?\s*$", before, re.IGNORECASE)
     if (_SPEED_FELL_BEFORE.search(before) and (not lost or re.match(rf"\s*(?:of\s+)?(?:its\s+|the\s+)?{_SPEED}\b",
                                                                    after, re.IGNORECASE))
             or _SPEED_FELL_AFTER.match(after) or _SLOWER_AFTER.match(after) or _SLOWER_BEFORE.search(before[-12:])):
-        return " slower"
+        named = _SPEED_NEAR.search(before[-40:]) or _SPEED_NEAR.match(after.lstrip()[:40]) or \
+            re.match(rf"\s*(?:\S+\s+){{0,2}}?{_SPEED}\b", after, re.IGNORECASE)
+        return _SPEED_LOST if named else _EITHER_LOST
     return None
 # A word of gain right after a figure, or before it in Vietnamese: below 1 ("0.5x faster", "nhanh hơn
 # 0,5 lần") it is refused, not read as a slowdown.

@@ -228,11 +228,16 @@ def percent_of(text: str) -> float | None:
     """The percentage a claim's words give where two readings part on it: 100 % faster or more ("400%
     faster": :func:`parse_claim` reads the old speed plus that share, 5×, some authors mean the new
     speed as that share of the old, 4×), and any percentage slower ("35% slower": a throughput 35 %
-    lower, 0.65×, or a time per token 35 % longer, 0.74×). None for any other claim."""
+    lower, 0.65×, or a time per token 35 % longer, 0.74×). None for any other claim, and for a loss
+    whose words name what fell or rose ("30% lower throughput", "35% higher latency": a regression
+    pass had asked "which?" of them)."""
     found = _CLAIM.match(without_batch(in_figures(claim_text(text))))
     if not found or not (found["unit"] or "").startswith("%"):
         return None
     number = _figure(found["number"])
+    named = re.search(r"throughput|latency|tpot|itl|time", (found["slower"] or "") + (found["longer"] or ""), re.IGNORECASE)
+    if named:
+        return None
     return number if found["slower"] or found["slower_vi"] or found["longer"] or number >= 100 else None
 
 
