@@ -221,6 +221,19 @@ class TestPublishedMeasurements:
                                         BATCH_MAX, PRESETS.acceptance)
         assert alone.verdict == "unlikely" and alone.headline.key == "claims.slowdown.verdict.below_pair"
         assert check.conditions == alone.conditions  # the model's own reading stays said
+        # The model at the measurement's γ 1 does not get that slow (its least there, 0.72×): said, and why
+        # the conditions are at another γ (a regression pass).
+        second = check.reasons[1]
+        assert second.key == "claims.slowdown.reason.measured_gamma" and second.params["gamma"] == 1
+        assert second.params["low"] == pytest.approx(float(check.required.set_index("gamma").at[1, "floor_low"]))
+        assert second.params["low"] > 0.5 and second.params["checked"] == check.floor["gamma"] != 1
+
+    def test_with_no_batch_named_the_headline_names_the_measurement_s(self):
+        """A regression pass: "0.5x" with no batch had been "measured … at batch 1024", the model's
+        slowest batch, where the measurement was at 64."""
+        check = self.check(Claim(0.5))
+        assert check.headline.key == "claims.slowdown.verdict.measured" and check.headline.params["batch"] == 64
+        assert check.floor["batch"] != 64
 
     def test_a_loss_at_a_smaller_batch_is_one_at_a_larger_and_not_the_other_way(self):
         assert self.check(Claim(0.5, batch=100)).reasons[0].params["batch"] == 64

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -201,7 +201,12 @@ def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: 
     least = lambda values: np.fmin.reduce(np.where(counted[None, :], values, np.nan), axis=1)
     at_measured = ([] if claim.alpha is None else
                    [np.asarray(step_scenario.expected_tokens(claim.alpha, gammas), dtype=float) * least(floor)])
-    chosen = _checked_gamma(claim, gammas, [*at_measured, least(floor), least(low)], claim.speedup)
+    # A measurement of this very setup as slow names the γ it ran: checked there first where the claim
+    # names none (a regression pass: conditions at γ 11 had stood under a measurement at γ 1).
+    slow = None if measured is None else evidence.same_setup_as_slow(measured, scenario, claim.speedup, claim.batch,
+                                                                      int(gammas.max()), claim.gamma)
+    first = claim if slow is None or claim.measured_gamma is not None else replace(claim, measured_gamma=int(slow["gamma"]))
+    chosen = _checked_gamma(first, gammas, [*at_measured, least(floor), least(low)], claim.speedup)
     row = int(np.flatnonzero(gammas == chosen)[0])
     # The batch checked: the claim's, else where the γ checked is slowest with nothing accepted.
     at = int(np.argmax(counted)) if claim.batch is not None else int(np.nanargmin(low_counted[row]))
@@ -240,7 +245,13 @@ def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: 
             conditions.insert(1, Notice("claims.slowdown.condition.below_pair", alpha=claim_verdict.at_most(alpha_max, 3),
                                         published=least[0], gamma=row_published.gamma, dataset=row_published.dataset,
                                         source=row_published.source))
-    verdict, headline = _weigh_measured(scenario, claim, measured, int(gammas.max()), verdict, headline, reasons)
+    verdict, headline = _weigh_measured(scenario, claim, measured, slow, int(gammas.max()), verdict, headline, reasons)
+    if slow is not None and int(slow["gamma"]) != chosen and (gammas == int(slow["gamma"])).any():
+        # The model at the measurement's γ, which does not get that slow: why the conditions are at another.
+        there = required.loc[required["gamma"] == int(slow["gamma"])].iloc[0]
+        reasons.insert(1, Notice("claims.slowdown.reason.measured_gamma", gamma=int(slow["gamma"]),
+                                 low=float(there["floor_low"]), batch=floor_at["batch"], checked=chosen,
+                                 value=float(slow["value"])))
     if claim.workload is not None and verdict != "impossible" and (whole := _on_workload(step_scenario, claim, floor_at,
                                                                                         required)) is not None:
         reasons.append(whole)
@@ -248,17 +259,18 @@ def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: 
                          memory_limit, memory_gamma)
 
 
-def _weigh_measured(scenario: Scenario, claim: Claim, measured: pd.DataFrame | None, gamma_max: int, verdict: str,
-                    headline: Notice, reasons: list[Notice]) -> tuple[str, Notice]:
+def _weigh_measured(scenario: Scenario, claim: Claim, measured: pd.DataFrame | None, slow: pd.Series | None,
+                    gamma_max: int, verdict: str, headline: Notice, reasons: list[Notice]) -> tuple[str, Notice]:
     """The verdict and headline with the published measurements of this very setup weighed (see
-    :func:`check_slowdown`), the one weighed named first among ``reasons`` (changed in place)."""
+    :func:`check_slowdown`; ``slow``, the one as slow as the claim, where there is one), the one
+    weighed named first among ``reasons`` (changed in place)."""
     if measured is None:
         return verdict, headline
-    slow = evidence.same_setup_as_slow(measured, scenario, claim.speedup, claim.batch, gamma_max, claim.gamma)
     if slow is not None:
         reasons.insert(0, claim_verdict.measured_reason("claims.slowdown.reason.measured_as_slow", slow))
         if verdict == "impossible" or verdict == "unlikely" and claim.alpha is None:
-            return "conditional", Notice("claims.slowdown.verdict.measured", **headline.params)
+            # At the measurement's batch, which the headline names (the model's own had stood there).
+            return "conditional", Notice("claims.slowdown.verdict.measured", **{**headline.params, "batch": int(slow["batch"])})
         return verdict, headline
     faster = evidence.same_setup_faster(measured, scenario, claim.speedup, claim.batch, gamma_max, claim.gamma)
     if faster is None:
