@@ -296,7 +296,7 @@ class TestMetricVsLoad:
                                       "concurrency")
         domains = [charts.metric_vs_load(lines, metric, "concurrency").to_dict()["layer"][0]["encoding"]["x"]["scale"]
                    for metric in ("output_throughput", "p50_itl_ms")]
-        assert domains[0] == domains[1] == {"type": "log", "domain": [1.0, 1000.0]}
+        assert domains[0] == domains[1] == {"type": "log", "domain": [1.0, 1000.0], "padding": 12}
 
     def test_the_axis_is_labelled_at_the_loads_measured(self):
         """A log axis labels its powers of ten: points at 1 and 16 ended at a tick of 10 (Chromium).

@@ -26,8 +26,9 @@ from specviz.results.store import Store
 # acceptance lengths with two, milliseconds and throughputs with one, a request's tokens whole, and
 # thousands separated.
 FORMATS: dict[str, str] = {
-    **dict.fromkeys(("measured_speedup", "predicted_speedup", "predicted_low", "predicted_high"), "%.2f×"),
-    "error": "%+.2f", **dict.fromkeys(("speedup_vs_fastest", "speedup_vs_slowest"), "%.3f"),
+    **dict.fromkeys(("measured_speedup", "speedup_vs_fastest", "speedup_vs_slowest", "predicted_speedup", "predicted_low",
+                     "predicted_high"), "%.2f×"),
+    "error": "%+.2f",
     **dict.fromkeys(("alpha", "acceptance_rate"), "%.3f"), "zero_accept_rate": "percent",
     "mtp_reuse": "%.2f",
     "acceptance_length": "%.2f",

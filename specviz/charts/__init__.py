@@ -317,7 +317,8 @@ def metric_vs_load(runs: pd.DataFrame, metric: str, axis: str, peaks: pd.DataFra
     # loads measured instead, at most _LOAD_TICKS of them spread over the sweep, both ends included.
     measured = np.unique(loads.to_numpy(dtype=float))
     ticks = measured[np.unique(np.linspace(0, measured.size - 1, min(measured.size, _LOAD_TICKS)).round().astype(int))]
-    x = alt.X("load:Q", scale=alt.Scale(type="log", domain=domain), title=t(f"col.{axis}", lang),
+    # Padded a few pixels: points and peak rings at the ends had been cut in half by the plot's edges.
+    x = alt.X("load:Q", scale=alt.Scale(type="log", domain=domain, padding=12), title=t(f"col.{axis}", lang),
               axis=alt.Axis(values=ticks.tolist(), format=",~g"))
     y = alt.Y(f"{metric}:Q", title=t(f"col.{metric}", lang))
     tooltip = [alt.Tooltip("group:N", title=group_title), alt.Tooltip("series:N", title=t("chart.series", lang)),
