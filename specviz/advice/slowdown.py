@@ -245,13 +245,7 @@ def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: 
             conditions.insert(1, Notice("claims.slowdown.condition.below_pair", alpha=claim_verdict.at_most(alpha_max, 3),
                                         published=least[0], gamma=row_published.gamma, dataset=row_published.dataset,
                                         source=row_published.source))
-    verdict, headline = _weigh_measured(scenario, claim, measured, slow, int(gammas.max()), verdict, headline, reasons)
-    if slow is not None and int(slow["gamma"]) != chosen and (gammas == int(slow["gamma"])).any():
-        # The model at the measurement's γ, which does not get that slow: why the conditions are at another.
-        there = required.loc[required["gamma"] == int(slow["gamma"])].iloc[0]
-        reasons.insert(1, Notice("claims.slowdown.reason.measured_gamma", gamma=int(slow["gamma"]),
-                                 low=float(there["floor_low"]), batch=floor_at["batch"], checked=chosen,
-                                 value=float(slow["value"])))
+    verdict, headline = _weigh_measured(scenario, claim, measured, slow, required, floor_at, verdict, headline, reasons)
     if claim.workload is not None and verdict != "impossible" and (whole := _on_workload(step_scenario, claim, floor_at,
                                                                                         required)) is not None:
         reasons.append(whole)
@@ -260,19 +254,27 @@ def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: 
 
 
 def _weigh_measured(scenario: Scenario, claim: Claim, measured: pd.DataFrame | None, slow: pd.Series | None,
-                    gamma_max: int, verdict: str, headline: Notice, reasons: list[Notice]) -> tuple[str, Notice]:
+                    required: pd.DataFrame, floor: dict[str, float], verdict: str, headline: Notice,
+                    reasons: list[Notice]) -> tuple[str, Notice]:
     """The verdict and headline with the published measurements of this very setup weighed (see
     :func:`check_slowdown`; ``slow``, the one as slow as the claim, where there is one), the one
-    weighed named first among ``reasons`` (changed in place)."""
+    weighed named first among ``reasons`` (changed in place), and after it, where the model does not
+    get that slow at the γ the measurement ran, that it does not (why its conditions are at another)."""
     if measured is None:
         return verdict, headline
     if slow is not None:
         reasons.insert(0, claim_verdict.measured_reason("claims.slowdown.reason.measured_as_slow", slow))
+        there = required.loc[required["gamma"] == int(slow["gamma"])]
+        if int(slow["gamma"]) != floor["gamma"] and len(there) and there["floor_low"].iloc[0] > claim.speedup:
+            reasons.insert(1, Notice("claims.slowdown.reason.measured_gamma", gamma=int(slow["gamma"]),
+                                     low=float(there["floor_low"].iloc[0]), batch=floor["batch"], checked=floor["gamma"],
+                                     value=float(slow["value"])))
         if verdict == "impossible" or verdict == "unlikely" and claim.alpha is None:
             # At the measurement's batch, which the headline names (the model's own had stood there).
             return "conditional", Notice("claims.slowdown.verdict.measured", **{**headline.params, "batch": int(slow["batch"])})
         return verdict, headline
-    faster = evidence.same_setup_faster(measured, scenario, claim.speedup, claim.batch, gamma_max, claim.gamma)
+    faster = evidence.same_setup_faster(measured, scenario, claim.speedup, claim.batch, int(required["gamma"].max()),
+                                        claim.gamma)
     if faster is None:
         return verdict, headline
     top, (low, high) = faster
