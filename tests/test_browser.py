@@ -470,8 +470,9 @@ class TestNavigationInChromium:
             expect(page.get_by_role("heading", name=heading).first).to_be_visible(timeout=TIMEOUT)
         page.get_by_role("combobox", name="Acceptance on your traffic").click()
         page.get_by_role("option", name="vLLM's acceptance rate (accepted/drafted)").click()
-        # That choice's run has written the URL before the claim is typed: a claim typed during it had
-        # reached the server but not the URL (a clean clone's run under load, once; Streamlit's binding).
+        # That choice's run has ended (its value box enabled) before the claim is typed: a claim typed
+        # during it had reached the server but not the URL (a clean clone's run under load, once).
+        expect(page.get_by_role("spinbutton", name="Measured value")).to_be_enabled(timeout=TIMEOUT)
         expect(page).to_have_url(re.compile(r"claim_measure=acceptance_rate"), timeout=TIMEOUT)
         claim = page.get_by_role("textbox", name="Claimed speedup")
         claim.fill("2x")
