@@ -3,8 +3,10 @@ step model itself (not only through the proportionality the module relies on), s
 the verdict."""
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -14,6 +16,7 @@ from specviz.advice import claim_verdict, evidence, slowdown
 from specviz.advice.claims import Claim
 from specviz.model import spec
 from specviz.results import explorer
+from specviz.scenario import largest_batch
 
 GAMMA_MAX, BATCH_MAX = 16, 1024
 # Seed 000's load test, past the ridge: verifying γ + 1 = 5 positions costs 5 plain steps, a draft pass 0.05.
@@ -154,6 +157,22 @@ class TestCheckSlowdown:
         assert check.reasons[-1].params["decode"] == pytest.approx(0.573, abs=1e-3)
         impossible = slowdown.check_slowdown(make_scenario(), Claim(0.05, workload=(4000, 300)), GAMMA_MAX, BATCH_MAX)
         assert not any(r.key == "claims.slowdown.reason.workload" for r in impossible.reasons)
+
+    def test_the_batches_where_it_can_happen_end_where_they_do_not_at_the_grid(self):
+        """A regression pass: 0.2x for gpt-oss-120b + EAGLE-3 on one H100 gave "except 13–127", the grid's
+        next point (141) the first to get that slow again; the batches between are priced: 12–140, as the
+        band's low edge at α = 0 at each γ says at batches 11, 12, 140 and 141."""
+        chosen = make_scenario(gpu="H100-SXM", target="gpt-oss-120b", draft="eagle3", tp="1")
+        check = slowdown.check_slowdown(chosen, Claim(0.2), GAMMA_MAX, BATCH_MAX)
+        assert check.holds_gaps == ((12, 140),) and (check.holds_from, check.holds_up_to) == (1, 264)
+        step = replace(chosen, mode="step", prefill=False)
+        gammas = np.arange(1, GAMMA_MAX + 1)
+        limits = np.asarray(largest_batch(chosen.gpu, chosen.target, chosen.draft, chosen.precision, tp=chosen.tp,
+                                          dp=chosen.dp, context=chosen.context, gamma=gammas, rule=chosen.engine.memory))
+        for batch, reaches in ((11, True), (12, False), (140, False), (141, True)):
+            fits = gammas[limits >= batch].astype(float)  # the drafts that leave room for the batch
+            low, _ = calculator.speedup_band(step, 0.0, fits, float(batch), step.context)
+            assert (np.min(low) <= 0.2) == reaches, batch
 
     def test_at_a_batch_only_short_drafts_hold_the_deepest_that_fits_is_named(self):
         """At the memory's limit (229: γ 1 and 2 leave room) an impossible 0.2× names γ 2's floor, the

@@ -64,7 +64,7 @@ from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Scenario, knobs_off_preset, largest_batch
 
 __all__ = ["VERDICTS", "MEASURES", "MEASURED_GAMMA", "MEASURED_VALUE_MAX", "DEFAULT_CLAIM", "Claim", "ClaimCheck", "alpha_from_measurement",
-           "check_claim", "calculator_point", "required_at_costs", "check_at_costs", "required_as_shown", "claimed_batch", "claim_grid", "no_fit_notices"]
+           "check_claim", "calculator_point", "required_at_costs", "check_at_costs", "required_as_shown", "claimed_batch", "claim_grid", "between_turns", "no_fit_notices"]
 
 VERDICTS = ("plausible", "conditional", "unlikely", "impossible")
 # How acceptance on the user's traffic may be given: α itself, vLLM's accepted/drafted, or the mean
@@ -344,7 +344,7 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
     band; and, with a measured α, the speedup there at the γ the model finds best at each batch. Only
     the claim's batch counts for the verdict when it names one; the grid is there for the chart. A
     claim that names none adds every batch between two grid points where a range of batches where it
-    holds begins or ends, so that each range ends where it does (:func:`_between_turns`).
+    holds begins or ends, so that each range ends where it does (:func:`between_turns`).
     A batch the memory does not hold with the draft at that γ (:func:`specviz.scenario.largest_batch`,
     as :func:`specviz.calculator.memory_fit` finds it) has no speedup: the grid stops at the largest
     one that fits, which it includes, and a claim at a batch that fits at no γ is ``impossible``
@@ -401,7 +401,7 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
             share = (np.asarray(step_scenario.expected_tokens(claim.alpha, gammas), dtype=float)
                      / np.asarray(step_scenario.expected_tokens(1.0, gammas), dtype=float))[:, None]
             edges += [share * low, share * ceiling, share * high]
-        if (extra := _between_turns(grid, edges, claim.speedup)).size:
+        if (extra := between_turns(grid, edges, claim.speedup)).size:
             # Only the added batches are priced; none is on the grid already.
             order = np.argsort(np.concatenate([grid, extra]), kind="stable")
             grid = np.concatenate([grid, extra])[order]
@@ -555,7 +555,7 @@ def claim_grid(scenario: Scenario, claim: Claim, gammas: np.ndarray,
     return step_scenario, limits, memory_limit, memory_gamma, grid[grid <= memory_limit]
 
 
-def _between_turns(grid: np.ndarray, edges: list[np.ndarray], speedup: float) -> np.ndarray:
+def between_turns(grid: np.ndarray, edges: list[np.ndarray], speedup: float) -> np.ndarray:
     """Every batch strictly between two adjacent batches of ``grid`` where one of ``edges`` (speedups
     per γ and batch; the best γ at each batch counts) turns from reaching ``speedup`` to not, or back:
     priced too, they put the ends of each range of batches where they are."""

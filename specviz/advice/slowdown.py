@@ -63,7 +63,7 @@ import pandas as pd
 
 from specviz import calculator
 from specviz.advice import claim_verdict, evidence
-from specviz.advice.claims import MEASURED_GAMMA, Claim, claim_grid, no_fit_notices
+from specviz.advice.claims import MEASURED_GAMMA, Claim, between_turns, claim_grid, no_fit_notices
 from specviz.errors import Notice
 from specviz.model import spec
 from specviz.model.published import PublishedAcceptance
@@ -108,7 +108,9 @@ class SlowdownCheck:
         ``at_alpha_low``, ``at_alpha_high`` at the γ checked.
     holds_from, holds_up_to : float
         The smallest and largest counted batch at which the band's low edge at α = 0 reaches the
-        slowdown at some γ (NaN: none): outside them no acceptance makes the setting that slow.
+        slowdown at some γ (NaN: none): outside them no acceptance makes the setting that slow. Exact
+        where the claim names no batch: the batches between two of the grid's where it turns are
+        priced too (:func:`specviz.advice.claims.between_turns`), and are rows of ``batches``.
     holds_gaps : tuple of (int, int)
         The runs of batches between them where it does not.
     yours_from, yours_up_to, yours_gaps
@@ -187,12 +189,24 @@ def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: 
         return SlowdownCheck(claim, "impossible", headline, reasons, [], nothing, pd.DataFrame({"gamma": gammas}),
                              pd.DataFrame({"batch": [], "counted": []}), *claim_verdict.NO_BATCHES,
                              *claim_verdict.NO_BATCHES, memory_limit, memory_gamma)
-    g, b = gammas[:, None].astype(float), grid[None, :].astype(float)
-    fits = b <= limits[:, None]
-    priced = calculator.evaluate_scenario(step_scenario, 0.0, g, b, context)
-    held = lambda v: np.where(fits, np.broadcast_to(np.asarray(v, dtype=float), fits.shape), np.nan)
-    floor = held(priced["speedup"])
-    low, high = (held(edge) for edge in calculator.speedup_band(step_scenario, 0.0, g, b, context))
+
+    def with_nothing_accepted(batches: np.ndarray) -> tuple[np.ndarray, dict, np.ndarray, np.ndarray, np.ndarray]:
+        """At α = 0 per γ (rows) and batch: where each γ's draft leaves room, the step model's figures,
+        and the speedup and its band's edges (NaN where it leaves none)."""
+        g, b = gammas[:, None].astype(float), batches[None, :].astype(float)
+        fits = b <= limits[:, None]
+        priced = calculator.evaluate_scenario(step_scenario, 0.0, g, b, context)
+        held = lambda v: np.where(fits, np.broadcast_to(np.asarray(v, dtype=float), fits.shape), np.nan)
+        low, high = (held(edge) for edge in calculator.speedup_band(step_scenario, 0.0, g, b, context))
+        return fits, priced, held(priced["speedup"]), low, high
+
+    fits, priced, floor, low, high = with_nothing_accepted(grid)
+    # The batches where it can happen end where they do, not at the grid's points (a regression pass:
+    # "except 13–127" where the grid's next point, 141, was the first to get that slow): the batches
+    # between the points where the least at any γ crosses the claim are priced too, as for a gain.
+    if claim.batch is None and (extra := between_turns(grid, [-low], -claim.speedup)).size:
+        grid = np.union1d(grid, extra)
+        fits, priced, floor, low, high = with_nothing_accepted(grid)
     counted = grid == claim.batch if claim.batch is not None else np.ones(grid.size, dtype=bool)
     low_counted = np.where(counted[None, :], low, np.nan)
     holds = claim_verdict.batch_range(grid, counted & (np.fmin.reduce(low, axis=0) <= claim.speedup))
