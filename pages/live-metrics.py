@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from pages.parts.controls import refuse_url_value, show_url_notices, url_choice, url_widget
+from pages.parts.controls import show_url_notices, url_choice, url_widget
+from pages.parts.live_sources import REPLICA_LABELS, apart_labels, demo_server, source_url
 from pages.parts.live_window import (LiveView, offer_save, show_figures, show_history, show_over_time, show_replicas,
                                      since_start_line)
 from pages.parts.shared import fragment, open_store, require_router
-from specviz import charts, errors, settings
+from specviz import charts, settings
 from specviz.errors import Notice, SpecvizError
 from specviz.i18n import escape_markdown, md, message, t
-from specviz.live import access, exposition, prometheus, prometheus_api, replay, scrape, windows
+from specviz.live import exposition, prometheus, prometheus_api, scrape, windows
 from specviz.live.processes import OtherServer
 from specviz.live.states import SpecDecodeState, spec_decode_states
 
@@ -30,57 +30,6 @@ RANGE_POINTS = 60
 # Windows kept for the charts without recording: an hour at the default poll of 5 s (24 minutes at
 # the fastest, 2 s).
 KEPT = 720
-# Labels the Prometheus view keeps apart by first (the scraped server, vLLM's data-parallel engine), before
-# the others its series carry (apart_labels).
-REPLICA_LABELS = ("instance", "engine")
-
-
-@st.cache_resource
-def demo_server() -> replay.ReplayServer:
-    """The demo source: one replay exporter per app process, on a free loopback port."""
-    return replay.start()
-
-
-@st.cache_data(ttl=60, show_spinner=False)
-def apart_labels(url: str, span: str) -> tuple[tuple[str, ...], Notice | str | None]:
-    """What the fleet's figures can be kept apart by: the servers and vLLM's engines, then the other
-    labels its series carry over the range (a workload's, where Prometheus labels its servers so),
-    looked up at most once a minute; where the lookup fails, the first two and why it failed (said
-    under figures that came: where none do, their own query says why)."""
-    now = time.time()
-    try:
-        found, failure = prometheus.label_names(url, now - prometheus_api.parse_duration(span), now), None
-    except SpecvizError as exc:
-        found, failure = [], errors.kept(exc)
-    return (*REPLICA_LABELS, *(label for label in found if label not in REPLICA_LABELS)), failure
-
-
-def source_url(where: Any, setting: str, key: str, label: str, example: str, help_key: str) -> str:
-    """The URL to read: one of the sources an administrator named (``setting``), or, but for a viewer,
-    one typed. A viewer reads named sources only: no visitor makes the server fetch an address of
-    their choosing (each is checked against SPECVIZ_METRICS_ALLOW as it is fetched, all the same)."""
-    named = access.named_sources(setting)
-    viewer = settings.get("SPECVIZ_VIEWER")
-    if viewer and not named:
-        where.info(t("live.no_named_sources", lang, setting=setting))
-        st.stop()
-    if named:
-        choices = [*named, *([] if viewer else [""])]  # "": a URL of the reader's own
-        # A link's own address, without a named source's name, chooses it: the source named so, else
-        # (but for a viewer, who is told the link's address is not read) a URL of the reader's own (an
-        # SRE's pass: the first named source had been read instead, the address still the link's).
-        linked = st.query_params.get(key) if f"{key}_name" not in st.query_params else None
-        default = None if linked is None else next((n for n, u in named.items() if u == linked), None if viewer else "")
-        if linked is not None and default is None:
-            refuse_url_value(key, linked)
-        name = url_choice(where.selectbox, t("live.named_source", lang), choices, f"{key}_name",
-                          format_func=lambda n: n or t("live.own_url", lang), default=default)
-        if name:
-            st.query_params.pop(key, None)  # the address is the name's: a typed one would choose again
-            return named[name]
-    return url_widget(where.text_input, t(label, lang), key=key, value=example, help=t(help_key, lang))
-
-
 st.title(t("live.title", lang))
 st.caption(t("live.intro", lang))
 # Every control of the page is kept for the session (persist_state): a visit to another page would
@@ -97,12 +46,12 @@ if kind == "replay":
     url, source = demo.url, time.strftime("specviz-replay (demo, %Y-%m-%d %H:%M:%S UTC)", time.gmtime(demo.started))
     st.info(t("live.replay_note", lang))
 elif kind == "url":
-    url = source_url(st, "SPECVIZ_METRICS_SOURCES", "live_url", "live.url", EXAMPLE_METRICS_URL, "live.url_help")
+    url = source_url(st, "SPECVIZ_METRICS_SOURCES", "live_url", "live.url", EXAMPLE_METRICS_URL, "live.url_help", lang)
     source = scrape.stored_source(url)  # as the store keeps it, as the command line's recorder does: no token
 else:
     col_base, col_range = st.columns([3, 1])
     url = source_url(col_base, "SPECVIZ_PROMETHEUS_SOURCES", "live_prometheus", "live.prometheus_url",
-                     "http://localhost:9090", "live.prometheus_help")
+                     "http://localhost:9090", "live.prometheus_help", lang)
     source = scrape.stored_source(url)
     span = url_widget(col_range.select_slider, t("live.range", lang), RANGES, value="1h", key="live_range")
     apart_by, unlisted = apart_labels(url, span)
