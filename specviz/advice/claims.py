@@ -64,7 +64,7 @@ from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Scenario, knobs_off_preset, largest_batch
 
 __all__ = ["VERDICTS", "MEASURES", "MEASURED_GAMMA", "MEASURED_VALUE_MAX", "DEFAULT_CLAIM", "Claim", "ClaimCheck", "alpha_from_measurement",
-           "check_claim", "calculator_point", "required_at_costs", "check_at_costs", "required_as_shown", "claimed_batch", "claim_grid", "between_turns", "no_fit_notices"]
+           "check_claim", "calculator_point", "required_at_costs", "check_at_costs", "required_as_shown", "claimed_batch", "claim_grid", "between_turns", "with_batches", "no_fit_notices"]
 
 VERDICTS = ("plausible", "conditional", "unlikely", "impossible")
 # How acceptance on the user's traffic may be given: α itself, vLLM's accepted/drafted, or the mean
@@ -402,11 +402,7 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
                      / np.asarray(step_scenario.expected_tokens(1.0, gammas), dtype=float))[:, None]
             edges += [share * low, share * ceiling, share * high]
         if (extra := between_turns(grid, edges, claim.speedup)).size:
-            # Only the added batches are priced; none is on the grid already.
-            order = np.argsort(np.concatenate([grid, extra]), kind="stable")
-            grid = np.concatenate([grid, extra])[order]
-            ceiling, low, high = (np.concatenate([priced, added], axis=1)[:, order]
-                                  for priced, added in zip((ceiling, low, high), at_full_acceptance(extra)))
+            grid, (ceiling, low, high) = with_batches(grid, extra, (ceiling, low, high), at_full_acceptance(extra))
     counted = grid == claim.batch if claim.batch is not None else np.ones(grid.size, dtype=bool)
 
     # The batch the per-γ table speaks for: the claim's, else where the ceiling is highest.
@@ -553,6 +549,16 @@ def claim_grid(scenario: Scenario, claim: Claim, gammas: np.ndarray,
     if claim.batch is not None:
         grid = np.union1d(grid, [claim.batch])
     return step_scenario, limits, memory_limit, memory_gamma, grid[grid <= memory_limit]
+
+
+def with_batches(grid: np.ndarray, extra: np.ndarray, priced: Sequence[np.ndarray],
+                 added: Sequence[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``grid`` with the batches ``extra`` (none of them on it) in order, and each of ``priced`` (per γ
+    and batch of the grid) with its columns of ``added`` (the same at ``extra``) where they fall: only
+    the added batches are priced."""
+    order = np.argsort(np.concatenate([grid, extra]), kind="stable")
+    return np.concatenate([grid, extra])[order], [np.concatenate([old, new], axis=1)[:, order]
+                                                   for old, new in zip(priced, added)]
 
 
 def between_turns(grid: np.ndarray, edges: list[np.ndarray], speedup: float) -> np.ndarray:

@@ -63,7 +63,7 @@ import pandas as pd
 
 from specviz import calculator
 from specviz.advice import claim_verdict, evidence
-from specviz.advice.claims import MEASURED_GAMMA, Claim, between_turns, claim_grid, no_fit_notices
+from specviz.advice.claims import MEASURED_GAMMA, Claim, between_turns, claim_grid, no_fit_notices, with_batches
 from specviz.errors import Notice
 from specviz.model import spec
 from specviz.model.published import PublishedAcceptance
@@ -190,23 +190,21 @@ def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: 
                              pd.DataFrame({"batch": [], "counted": []}), *claim_verdict.NO_BATCHES,
                              *claim_verdict.NO_BATCHES, memory_limit, memory_gamma)
 
-    def with_nothing_accepted(batches: np.ndarray) -> tuple[np.ndarray, dict, np.ndarray, np.ndarray, np.ndarray]:
-        """At α = 0 per γ (rows) and batch: where each γ's draft leaves room, the step model's figures,
-        and the speedup and its band's edges (NaN where it leaves none)."""
+    def with_nothing_accepted(batches: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The speedup at α = 0 and its band's edges per γ (rows) and batch, NaN where a γ's draft
+        leaves no room for the batch."""
         g, b = gammas[:, None].astype(float), batches[None, :].astype(float)
         fits = b <= limits[:, None]
-        priced = calculator.evaluate_scenario(step_scenario, 0.0, g, b, context)
         held = lambda v: np.where(fits, np.broadcast_to(np.asarray(v, dtype=float), fits.shape), np.nan)
         low, high = (held(edge) for edge in calculator.speedup_band(step_scenario, 0.0, g, b, context))
-        return fits, priced, held(priced["speedup"]), low, high
+        return held(calculator.evaluate_scenario(step_scenario, 0.0, g, b, context)["speedup"]), low, high
 
-    fits, priced, floor, low, high = with_nothing_accepted(grid)
+    floor, low, high = with_nothing_accepted(grid)
     # The batches where it can happen end where they do, not at the grid's points (a regression pass:
     # "except 13–127" where the grid's next point, 141, was the first to get that slow): the batches
     # between the points where the least at any γ crosses the claim are priced too, as for a gain.
     if claim.batch is None and (extra := between_turns(grid, [-low], -claim.speedup)).size:
-        grid = np.union1d(grid, extra)
-        fits, priced, floor, low, high = with_nothing_accepted(grid)
+        grid, (floor, low, high) = with_batches(grid, extra, (floor, low, high), with_nothing_accepted(extra))
     counted = grid == claim.batch if claim.batch is not None else np.ones(grid.size, dtype=bool)
     low_counted = np.where(counted[None, :], low, np.nan)
     holds = claim_verdict.batch_range(grid, counted & (np.fmin.reduce(low, axis=0) <= claim.speedup))
@@ -236,10 +234,11 @@ def check_slowdown(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: 
     batches = pd.DataFrame({"batch": grid, "counted": counted, "floor": floor[row], "floor_low": low[row],
                             "floor_high": high[row], "any_gamma_low": np.fmin.reduce(low, axis=0),
                             "any_gamma": gammas[slowest]})
-    cost = lambda name: float(np.broadcast_to(priced[name], fits.shape)[row, at])
+    # What the step costs at the point checked, said in the reasons.
+    point = calculator.evaluate_scenario(step_scenario, 0.0, float(chosen), float(grid[at]), context)
     floor_at = {"speedup": float(floor[row, at]), "low": float(low[row, at]), "high": float(high[row, at]),
-                "gamma": int(chosen), "batch": int(grid[at]), "verify_cost": cost("verify_cost"),
-                "draft_cost": cost("draft_cost"), "regime": str(np.broadcast_to(priced["regime"], fits.shape)[row, at])}
+                "gamma": int(chosen), "batch": int(grid[at]), "verify_cost": float(point["verify_cost"]),
+                "draft_cost": float(point["draft_cost"]), "regime": str(point["regime"])}
     yours = claim_verdict.NO_BATCHES
     if claim.alpha is not None:
         share = (np.asarray(step_scenario.expected_tokens(claim.alpha, gammas), dtype=float))[:, None]
