@@ -715,6 +715,14 @@ class TestAppendedResultFile:
         db.remove_import(later)
         assert db.import_file("with_more.jsonl", b"\n".join(lines) + b"\n").runs == len(lines)
 
+    def test_one_run_left_to_a_file_is_named_as_one(self, db):
+        lines = self.lines(SAMPLES / "2026/specforge/dev_result.jsonl")
+        first = db.import_file("dev_result.jsonl", lines[0])
+        db.import_file("with_more.jsonl", b"\n".join(lines) + b"\n")
+        (shared,) = db.sharing_imports(first.content_hash)
+        assert shared == Notice("exp.shared_run", file="with_more.jsonl", runs="1")
+        assert str(shared).startswith("with_more.jsonl left its run (named 1 in it) to this file")
+
     def test_a_speculative_run_appended_to_its_baseline(self, db):
         plain = json.loads((SAMPLES / "sglang_bench_serving_c8.jsonl").read_bytes())  # "Infinity" as Python reads it
         spec = {**plain, "accept_length": 2.8, "output_throughput": 1100.0,

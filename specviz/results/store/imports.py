@@ -472,7 +472,7 @@ class RunsAndImports(Connections):
     def sharing_imports(self, content_hash: str) -> list[Notice]:
         """The other files that left some of their runs to this one, as already stored from it:
         removing it removes those runs too, which no other import holds. One ``exp.shared_runs``
-        notice per imported file that did (the repeat notices of
+        notice (``exp.shared_run`` for one run) per imported file that did (the repeat notices of
         :data:`specviz.results.store.repeats.REPEATS` that name its file), naming it and the runs its
         notice named, and one ``exp.skipped_runs`` per file skipped whole for it (``store.held_for``
         on its own import)."""
@@ -489,7 +489,9 @@ class RunsAndImports(Connections):
         for other, warnings in others:
             for said in map(Notice.from_json, json.loads(warnings or "[]")):
                 if said.key in repeated and said.params.get("other") == found[0][0]:
-                    shared.append(Notice("exp.shared_runs", file=other, runs=said.params.get("runs", "")))
+                    runs = said.params.get("runs", "")
+                    one = isinstance(runs, str) and runs and "," not in runs
+                    shared.append(Notice("exp.shared_run" if one else "exp.shared_runs", file=other, runs=runs))
         return shared
 
     def remove_import(self, content_hash: str) -> int:
