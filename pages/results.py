@@ -18,6 +18,8 @@ from pages.parts.shared import (altair_chart, csv_download, fragment, number_col
 from specviz import charts, settings
 from specviz.i18n import md, message, t, visible
 from specviz.results import benchmark_report, explorer, export
+from specviz.results.schema import STATED_METHODS
+from specviz.results.store import StoreError
 
 require_router("explorer")
 lang: str = st.session_state.get("lang", "en")
@@ -106,7 +108,7 @@ def show_runs() -> None:
                "spec_method", "num_speculative_tokens", "concurrency", "request_rate", "output_throughput",
                # TPOT beside ITL: with speculation a chunk holds several tokens, and the note says to compare TPOT.
                "mean_tpot_ms", "p99_tpot_ms", "p50_itl_ms", "p99_itl_ms", "mean_ttft_ms", "p99_ttft_ms", "acceptance_length",
-               "acceptance_rate", "imported_at"]
+               "acceptance_rate", "speculation_by_user", "imported_at"]
     newest = explorer.newest_first(shown)
     # The rate as text for the table only (∞, not "Infinity"); the download keeps the number.
     table = newest[columns].assign(request_rate=newest["request_rate"].map(explorer.rate_text))
@@ -120,6 +122,7 @@ def show_runs() -> None:
                            "specviz_runs.benchmark_report.yaml", "application/yaml", key="download_report",
                            help=t("exp.download_report_help", lang))
     offer_removal()
+    offer_speculation_statement()
 
 
 # Session key of the last removal, (file name, runs removed): said once, after the rerun that shows
@@ -156,6 +159,70 @@ def offer_removal() -> None:
     if line.button(t("exp.remove_import_button", lang), key="remove_import_button", disabled=chosen is None):
         st.session_state[_REMOVED] = (own.at[chosen, "source_file"], store.remove_import(chosen))
         st.rerun()  # the whole page: every list, count and view without the file
+
+
+# Session key of the last statement of speculation, (file name, runs changed, setting): said once,
+# after the rerun that pairs the runs anew.
+_STATED = "stated_speculation"
+
+
+def setting_words(method: str, gamma: object) -> str:
+    """A stated setting as the page says it: plain decoding, or the method and its γ."""
+    return t("exp.state_plain", lang) if method == "none" else f"{method} γ={int(gamma)}"
+
+
+def unstated_files() -> pd.DataFrame:
+    """The user's shown files whose runs say nothing of speculation, or whose speculation the user
+    stated (:func:`specviz.results.explorer.speculation_unstated`); none for the examples."""
+    if origin != "user":
+        return pd.DataFrame(columns=["source_file", "unstated", "stated", "method", "gamma"])
+    return explorer.speculation_unstated(shown)
+
+
+def unstated_note() -> None:
+    """That the runs whose file says nothing of speculation count as plain runs, and where to say otherwise."""
+    files = unstated_files()
+    if not (unsaid := files[files["unstated"] > 0]).empty:
+        names = [visible(name) for name in unsaid["source_file"]]
+        st.info(md("exp.unstated", lang, runs=int(unsaid["unstated"].sum()),
+                   files=", ".join(names[:5]) + (" …" if len(names) > 5 else "")))
+
+
+def offer_speculation_statement() -> None:
+    """What a file's runs that say nothing of speculation ran, as the user states it (plain, or a method
+    and γ: :meth:`specviz.results.store.Store.state_speculation`); not offered to a viewer or on a
+    read-only store."""
+    if stated := st.session_state.pop(_STATED, None):
+        st.success(md("exp.stated", lang, file=stated[0], runs=stated[1], setting=stated[2]))
+    files = unstated_files()
+    if not editable or files.empty:
+        return
+    unstated_note()
+    line = st.container(horizontal=True, vertical_alignment="bottom")
+
+    def option(h: str) -> str:
+        said = (t("exp.state_said", lang, setting=setting_words(files.at[h, "method"], files.at[h, "gamma"]))
+                if files.at[h, "stated"] else t("exp.state_unsaid", lang))
+        return t("exp.state_option", lang, file=visible(files.at[h, "source_file"]),
+                 runs=int(files.at[h, "unstated"] + files.at[h, "stated"]), said=said)
+
+    chosen = line.selectbox(t("exp.state_file", lang), files.index, index=None, key="state_file", width=420,
+                            placeholder=t("exp.remove_import_placeholder", lang), help=t("exp.state_file_help", lang),
+                            format_func=option)
+    # EAGLE-3 first: a file is stated mostly to say that it speculated.
+    method = line.selectbox(t("exp.state_method", lang), STATED_METHODS, index=STATED_METHODS.index("eagle3"),
+                            key="state_method", width=240,
+                            format_func=lambda m: t("exp.state_plain", lang) if m == "none" else m)
+    gamma = line.number_input(t("exp.state_gamma", lang), 1, settings.get("SPECVIZ_GAMMA_MAX"), 3, key="state_gamma",
+                              width=140, disabled=method == "none", help=t("exp.state_gamma_help", lang))
+    if line.button(t("exp.state_button", lang), key="state_button", disabled=chosen is None):
+        try:
+            changed = store.state_speculation(chosen, method, int(gamma))
+        except StoreError as exc:
+            st.error(message(exc, lang))
+            return
+        st.session_state[_STATED] = (files.at[chosen, "source_file"], changed, setting_words(method, gamma))
+        st.rerun()  # the whole page: the runs paired anew
 
 
 def group_title(key: str) -> str:
@@ -232,6 +299,7 @@ def show_versus_baseline() -> None:
     if paired.empty:
         if not any(filters.values()):  # under filters the note above says why: "none yet" was not true
             st.info(t("exp.no_pairs", lang))
+            unstated_note()  # perhaps some of them speculated, unsaid
         return
     on_chart = paired.dropna(subset=["concurrency"])
     if len(on_chart) < len(paired):

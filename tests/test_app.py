@@ -2361,6 +2361,44 @@ class TestExplorerPage:
         assert len(named) == 2 and len(set(named)) == 2
         assert all(re.match(r"profile_export_aiperf\.json · [0-9a-f]{12} \(1 run, imported ", o) for o in named)
 
+    def test_a_file_that_says_nothing_of_speculation_is_said_to_be_a_baseline_and_can_be_told_otherwise(self):
+        """Two AIPerf runs, speculation off and on, had been two baselines and no speedup, said nowhere:
+        AIPerf's file does not know what the server ran."""
+        doc = json.loads((SAMPLES / "aiperf_profile_export_aiperf.json").read_bytes())
+        plain = json.dumps(doc).encode()
+        doc["output_token_throughput"]["avg"] *= 1.5
+        at = upload(explorer_app(), ("plain.json", plain, "application/json"),
+                    ("eagle3.json", json.dumps(doc).encode(), "application/json"))
+        assert md("exp.unstated", "en", runs=2, files="plain.json, eagle3.json") in [i.value for i in at.info] or \
+            md("exp.unstated", "en", runs=2, files="eagle3.json, plain.json") in [i.value for i in at.info]
+        chooser = at.selectbox(key="state_file")
+        assert chooser.value is None and at.button(key="state_button").disabled
+        chooser.select_index([o.split(" (")[0] for o in chooser.options].index("eagle3.json")).run()
+        assert at.number_input(key="state_gamma").disabled is False
+        at.selectbox(key="state_method").set_value("eagle3").run()
+        at.number_input(key="state_gamma").set_value(3).run()
+        at.button(key="state_button").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.success[-1].value == md("exp.stated", "en", file="eagle3.json", runs=1, setting="eagle3 γ=3")
+        table = at.dataframe[0].value.set_index("File")
+        assert table.at["eagle3.json", "Method"] == "eagle3" and table.at["eagle3.json", "Said by you"]
+        options = at.selectbox(key="state_file").options
+        assert any(o.startswith("eagle3.json (1 run, you said eagle3 γ=3") for o in options), options
+        assert md("exp.unstated", "en", runs=1, files="plain.json") in [i.value for i in at.info]
+        at.session_state["exp_view"] = "baseline"
+        at.run()
+        assert not at.exception and at.dataframe[1].value["Measured speedup (×)"].tolist() == [pytest.approx(1.5)]
+        # Plain again, where a statement was wrong: the pair goes, and "none" needs no γ.
+        at.session_state["exp_view"] = "runs"
+        at.run()
+        at.selectbox(key="state_file").select_index([o.split(" (")[0] for o in at.selectbox(key="state_file").options]
+                                                     .index("eagle3.json")).run()
+        at.selectbox(key="state_method").set_value("none").run()
+        assert at.number_input(key="state_gamma").disabled
+        at.button(key="state_button").click().run()
+        assert at.success[-1].value == md("exp.stated", "en", file="eagle3.json", runs=1,
+                                          setting=i18n.t("exp.state_plain", "en"))
+
     def test_a_viewer_is_offered_no_removal(self, monkeypatch):
         store = Store(settings.get("SPECVIZ_DB"))
         try:

@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Iterator
 
+import pandas as pd
 import pytest
 
 from conftest import PRESETS, make_scenario, serving
@@ -474,6 +475,26 @@ class TestStoreCommands:
         nested = cli_common.words(Notice("cli.record.failed", number=2, when="now",
                                          error=Notice("scrape.refused", source="a*b\nc")), "en")
         assert "a*b\\nc" in nested and "\n" not in nested
+
+    def test_ingest_says_what_a_file_that_says_nothing_of_speculation_ran(self, capsys, tmp_path):
+        """Two AIPerf runs, speculation off and on: the client's files say nothing of it, and both had been
+        baselines. --spec-method states it for the runs that say nothing, never what a file says."""
+        db, plain = str(tmp_path / "c.duckdb"), SAMPLES / "aiperf_profile_export_aiperf.json"
+        doc = json.loads(plain.read_bytes())
+        doc["output_token_throughput"]["avg"] *= 1.5
+        (tmp_path / "eagle3.json").write_text(json.dumps(doc))
+        code, out, err = run(capsys, "ingest", str(tmp_path / "eagle3.json"), "--db", db, "--spec-method", "eagle3")
+        assert (code, out) == (2, "") and "--num-speculative-tokens" in err and not (tmp_path / "c.duckdb").exists()
+        code, out, _ = run(capsys, "ingest", str(plain), "--db", db)
+        assert code == 0 and "stated_runs" not in json.loads(out)["imported"][0]
+        code, out, _ = run(capsys, "ingest", str(tmp_path / "eagle3.json"), str(SAMPLES / "vllm_0.25_bench_serve_specdecode.json"),
+                           "--db", db, "--spec-method", "eagle3", "--num-speculative-tokens", "3")
+        assert code == 0 and [e["stated_runs"] for e in json.loads(out)["imported"]] == [1, 0]
+        runs = Store(db).runs()
+        (pair,) = explorer.pair_with_baselines(explorer.with_view_columns(runs)).itertuples()
+        assert pair.measured_speedup == pytest.approx(1.5) and pair.spec_method == "eagle3"
+        vllm = runs.set_index("source_format").loc["vllm-bench"]  # the file's own γ 3, no method
+        assert pd.isna(vllm["spec_method"]) and vllm["num_speculative_tokens"] == 3 and pd.isna(vllm["speculation_by_user"])
 
     def test_ingest_reads_a_sweep_folder_once_and_keeps_its_settings(self, capsys, tmp_path):
         sweep = tmp_path / "sweep"

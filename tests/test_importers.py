@@ -430,7 +430,7 @@ vllm_keys = st.sampled_from(["request_throughput", "mean_ttft_ms", "p99_itl_ms",
 class TestMappableColumns:
     def test_the_columns_the_store_fills_cannot_be_mapped(self):
         from specviz.results.schema import RUN_COLUMNS
-        filled = {"run_id", "source_file", "source_format", "imported_at", "content_hash", "extra"}
+        filled = {"run_id", "source_file", "source_format", "imported_at", "content_hash", "extra", "speculation_by_user"}
         assert set(user_csv.MAPPABLE_COLUMNS) == RUN_COLUMNS.keys() - filled
         assert list(user_csv.MAPPABLE_COLUMNS) == [c for c in RUN_COLUMNS if c not in filled]  # the schema's order
         assert "MAPPABLE_COLUMNS" in user_csv.__all__

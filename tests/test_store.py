@@ -797,6 +797,64 @@ class TestAiperfRunStoredTwice:
         assert (other.status, other.runs, other.warnings) == ("imported", 1, []) and len(db.runs()) == 2
 
 
+class TestStatedSpeculation:
+    """A benchmark client's file says nothing of what the server ran (AIPerf's, genai-perf's): its runs
+    counted as plain, so that two AIPerf runs, speculation on and off, were two baselines and no speedup.
+    The user states what a file's runs ran; what a file says is never changed."""
+
+    PLAIN = SAMPLES / "aiperf_profile_export_aiperf.json"
+
+    def two_aiperf_runs(self, db):
+        doc = json.loads(self.PLAIN.read_bytes())
+        doc["output_token_throughput"]["avg"] *= 1.5
+        db.import_path(self.PLAIN)
+        return db.import_file("speculative.json", json.dumps(doc).encode())
+
+    def test_a_stated_run_is_set_beside_its_baseline(self, db):
+        speculative = self.two_aiperf_runs(db)
+        assert explorer.pair_with_baselines(explorer.with_view_columns(db.runs())).empty
+        assert db.state_speculation(speculative.content_hash, "eagle3", 3) == 1
+        runs = explorer.with_view_columns(db.runs())
+        (pair,) = explorer.pair_with_baselines(runs).itertuples()
+        assert pair.measured_speedup == pytest.approx(1.5) and pair.num_speculative_tokens == 3
+        stated = runs.set_index("source_file")
+        assert stated.at["speculative.json", "speculation_by_user"] and pd.isna(stated.at[str(self.PLAIN), "speculation_by_user"])
+
+    def test_a_statement_can_be_changed_but_never_what_a_file_says(self, db):
+        speculative = self.two_aiperf_runs(db)
+        said = db.import_path(SAMPLES / "vllm_0.25_bench_serve_specdecode.json")
+        assert db.state_speculation(said.content_hash, "none", None) == 0
+        assert db.state_speculation(speculative.content_hash, "eagle3", 3) == 1
+        assert db.state_speculation(speculative.content_hash, "none", 5) == 1  # a plain run's γ is 0
+        runs = db.runs().set_index("source_file")
+        assert (runs.at["speculative.json", "spec_method"], runs.at["speculative.json", "num_speculative_tokens"]) == ("none", 0)
+        vllm = runs.loc[str(SAMPLES / "vllm_0.25_bench_serve_specdecode.json")]
+        assert vllm["num_speculative_tokens"] == 3 and pd.isna(vllm["speculation_by_user"])
+
+    @pytest.mark.parametrize("method, gamma, key", [("eagle-3", 3, "store.unknown_method"), ("", 3, "store.unknown_method"),
+                                                    ("eagle3", None, "store.stated_gamma"), ("eagle3", 0, "store.stated_gamma"),
+                                                    ("eagle3", 17, "store.stated_gamma"), ("mtp", True, "store.stated_gamma"),
+                                                    ("mtp", 2.0, "store.stated_gamma")])
+    def test_a_method_or_length_not_known_changes_nothing(self, db, method, gamma, key):
+        speculative = self.two_aiperf_runs(db)
+        before = db.runs()
+        with pytest.raises(StoreError) as info:
+            db.state_speculation(speculative.content_hash, method, gamma)
+        assert info.value.key == key and "Nothing was changed" in str(info.value)
+        pd.testing.assert_frame_equal(db.runs(), before)
+
+    def test_the_runs_it_changes_are_those_the_explorer_says_say_nothing(self, db):
+        rows = ["label,concurrency,output_throughput,spec_method,num_speculative_tokens,acceptance_length,acceptance_rate",
+                "a,1,100,,,,", "b,2,100, ,,,", "c,3,100,,4,,", "d,4,100,,,2.5,", "e,5,100,,,,0.6", "f,6,100,eagle,,,",
+                "g,7,100,none,,,"]
+        result = db.import_file("mixed.csv", "\n".join(rows).encode())
+        nothing = explorer.says_nothing_of_speculation(db.runs())
+        assert db.state_speculation(result.content_hash, "ngram", 4) == nothing.sum() == 2
+        assert sorted(db.runs().query("speculation_by_user == True")["label"]) == ["a", "b"]
+        files = explorer.speculation_unstated(db.runs())
+        assert files[["unstated", "stated", "method", "gamma"]].values.tolist() == [[0, 2, "ngram", 4]]
+
+
 class TestPerRequestRuns:
     @pytest.mark.parametrize("shape", ["blocks", "old Mac line ends", "a quoted line break", "a blank line"])
     def test_each_run_has_the_dimensions_of_its_own_rows(self, db, monkeypatch, shape):
@@ -923,7 +981,7 @@ class TestUpgradeFromSchema1:
             before = con.execute("SELECT * FROM runs ORDER BY run_id").df()
             imports_before = con.execute("SELECT count(*) FROM imports").fetchone()[0]
         s = Store(path)
-        assert s.schema_version == store.SCHEMA_VERSION == 7
+        assert s.schema_version == store.SCHEMA_VERSION == 8
         assert s.snapshots().empty and s.windows().empty  # schema 3's tables, empty
         after = s.runs().sort_values("run_id", ignore_index=True)
         assert len(after) == len(before) == 60 and len(s.imports()) == imports_before == 4
@@ -980,10 +1038,11 @@ class TestUpgradeFromSchema2:
             imports_before = con.execute("SELECT * FROM imports ORDER BY content_hash").df()
             requests_before = con.execute("SELECT count(*) FROM requests").fetchone()[0]
         s = Store(path)
-        assert s.schema_version == store.SCHEMA_VERSION == 7
+        assert s.schema_version == store.SCHEMA_VERSION == 8
         after = s.runs().sort_values("run_id", ignore_index=True)
-        assert after.synthetic_acceptance.isna().all()  # schema 4's flag: unknown for every old run
-        after = after.drop(columns="synthetic_acceptance")
+        # schema 4's flag and schema 8's statement: unknown, and none, for every old run
+        assert after.synthetic_acceptance.isna().all() and after.speculation_by_user.isna().all()
+        after = after.drop(columns=["synthetic_acceptance", "speculation_by_user"])
         assert len(after) == 50 and after.to_json(date_format="iso") == runs_before.to_json(date_format="iso")
         imports_after = s.imports().sort_values("content_hash", ignore_index=True)
         assert imports_after.to_json(date_format="iso") == imports_before.to_json(date_format="iso")
@@ -1014,6 +1073,7 @@ class TestUpgradeToSchema7:
                         "p99_tpot_ms = NULL WHERE source_format IN ?", [list(moved)])
             con.execute("UPDATE runs SET mean_tpot_ms = 5.2, extra = json_object('kept', 1) WHERE source_format = 'guidellm'")
             con.execute("UPDATE requests SET itl_ms = tpot_ms, tpot_ms = NULL")
+            con.execute("ALTER TABLE runs DROP COLUMN speculation_by_user")  # schema 8's
             con.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
         s = Store(path)
         after = s.runs().set_index("source_format")
@@ -1045,6 +1105,7 @@ class TestUpgradeToSchema7:
             con.execute("UPDATE runs SET mean_itl_ms = 111.1, mean_tpot_ms = NULL, "
                         "extra = json_object('results_number_output_tokens_mean', ?) WHERE source_format = 'llmperf'", [tokens])
             con.execute("UPDATE runs SET extra = '[1, 2, 3]' WHERE source_format = 'guidellm'")
+            con.execute("ALTER TABLE runs DROP COLUMN speculation_by_user")  # schema 8's
             con.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
         s = Store(path)
         runs = s.runs().set_index("source_format")

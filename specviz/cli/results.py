@@ -12,8 +12,10 @@ from typing import Any
 from specviz import settings
 from specviz.errors import Notice, SpecvizError
 from specviz.results import benchmark_report, export, importers
+from specviz.results.schema import STATED_METHODS
 
-from .common import DB, FORMAT, UsageError, file_name, format_rows, frame_rows, json_text, open_store, words
+from .common import (DB, FORMAT, UsageError, file_name, format_rows, frame_rows, in_range, json_text, open_store,
+                     words)
 
 def _expand(paths: list[Path], report: dict[str, list[Any]], lang: str) -> list[Path]:
     """Files as given; a folder (not a symbolic link to one) as the result files under it, the files
@@ -42,6 +44,8 @@ def _expand(paths: list[Path], report: dict[str, list[Any]], lang: str) -> list[
 
 def _ingest(args: argparse.Namespace) -> tuple[str, int]:
     report: dict[str, list[Any]] = {"imported": [], "skipped": [], "errors": []}
+    if args.spec_method and args.spec_method != "none" and args.num_speculative_tokens is None:
+        raise UsageError("cli.ingest.gamma_needed", method=args.spec_method)
     store = open_store(args.db, create=True)
     try:
         for path in _expand(args.files, report, args.lang):
@@ -54,11 +58,15 @@ def _ingest(args: argparse.Namespace) -> tuple[str, int]:
             if args.synthetic and result.content_hash:
                 store.flag_synthetic(result.content_hash)
             warnings = [words(warning, args.lang) for warning in result.warnings]
+            # What the user stated these files ran, where a file says nothing of it (checked before any was read).
+            stated = ({"stated_runs": store.state_speculation(result.content_hash, args.spec_method,
+                                                              args.num_speculative_tokens)}
+                      if args.spec_method and result.content_hash else {})
             entry = {"file": file_name(path), "format": result.format, "runs": result.runs,
-                     "requests": result.requests, "warnings": warnings}
+                     "requests": result.requests, "warnings": warnings, **stated}
             # A skipped file says why: from which file its runs came, or under which name it is stored.
             report[result.status].append(entry if result.status == "imported" else {
-                "file": file_name(path), "message": words(result.reason, args.lang), "warnings": warnings})
+                "file": file_name(path), "message": words(result.reason, args.lang), "warnings": warnings, **stated})
     finally:
         store.close()
     if report["errors"]:  # exit 2 with one line on stderr, as every error (the files' reasons are in errors)
@@ -154,6 +162,11 @@ validation.json left out; an AIPerf sweep's cells once each).
 JSON: the files `imported` (format, runs, requests, warnings), `skipped` (already stored, or a
 folder's file that holds no run of its own or whose runs another file beside it holds, each with
 why) and `errors`, each with its reason; exit 2 if any file failed, the others still imported.
+A file whose runs say nothing of speculation (AIPerf's, genai-perf's, GuideLLM's: the client does not
+know what the server ran) counts as plain decoding, a baseline; `--spec-method` and
+`--num-speculative-tokens` say what its runs ran (the Explorer's "What they ran" does the same for a
+stored file), and `stated_runs` counts the runs that took it: only runs with no method, no γ and no
+acceptance figure, or those stated before, never what a file says.
 """
 
 _EXPORT_DOC = """\
@@ -189,6 +202,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--synthetic", action="store_true",
                    help="the acceptance in these files was set by the benchmark, not measured: their runs are "
                         "labelled so and left out of fits and claims (files that say so themselves are marked anyway)")
+    p.add_argument("--spec-method", choices=STATED_METHODS,
+                   help="what these files' runs ran where a file says nothing of speculation (AIPerf's, "
+                        "genai-perf's): none for plain decoding, else the method, with --num-speculative-tokens; "
+                        "what a file says is never changed")
+    p.add_argument("--num-speculative-tokens", type=in_range("gamma"), metavar="GAMMA",
+                   help="the draft length γ the server ran, with --spec-method")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     p.set_defaults(run=_ingest)
 

@@ -67,7 +67,7 @@ _FROM_V01 = {("metrics", "latency"): (*_AGGREGATE, "latency"), ("metrics", "requ
 # they are not there as the run has them.
 _NO_PLACE = ("workload", "endpoint", "draft_model", "spec_method", "num_speculative_tokens", "temperature",
              "acceptance_rate", "acceptance_length", "per_position_acceptance", "zero_accept_rate",
-             "synthetic_acceptance")
+             "synthetic_acceptance", "speculation_by_user")
 _NON_FINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}  # as the store keeps them in extra
 _LOAD_NUMBERS = {(*_LOAD, "rate_qps"), (*_LOAD, "concurrency")}
 

@@ -32,6 +32,8 @@ __all__ = [
     "own_imports",
     "one_origin",
     "measured_acceptance",
+    "says_nothing_of_speculation",
+    "speculation_unstated",
     "with_view_columns",
     "newest_first",
     "on_load_axis",
@@ -417,12 +419,36 @@ def is_speculative(runs: pd.DataFrame) -> pd.Series:
     no acceptance figure. Any other run speculated (a method, a γ ≥ 1 or an acceptance figure).
     """
     method = runs["spec_method"].fillna("").astype(str).str.strip().str.lower()
-    gamma = runs["num_speculative_tokens"]
     # γ is a nullable integer from the store: a missing γ is not 0.
-    switched_off = method.isin(_PLAIN_METHODS) | gamma.eq(0).fillna(False).astype(bool)
-    no_sign = ((method == "") & gamma.isna() & runs["acceptance_length"].isna()
+    switched_off = method.isin(_PLAIN_METHODS) | runs["num_speculative_tokens"].eq(0).fillna(False).astype(bool)
+    return ~(switched_off | says_nothing_of_speculation(runs))
+
+
+def says_nothing_of_speculation(runs: pd.DataFrame) -> pd.Series:
+    """Whether each run's file says nothing of speculation: no method, no γ, no acceptance figure
+    (AIPerf's, genai-perf's, GuideLLM's: the client does not know what the server ran). Such a run
+    counts as plain (:func:`is_speculative`) until the user says what it ran
+    (:meth:`specviz.results.store.Store.state_speculation`, which changes only such runs or those it
+    changed before: ``speculation_by_user``)."""
+    method = runs["spec_method"].fillna("").astype(str).str.strip()
+    nothing = ((method == "") & runs["num_speculative_tokens"].isna() & runs["acceptance_length"].isna()
                & runs["acceptance_rate"].isna())
-    return ~(switched_off | no_sign.astype(bool))
+    return nothing.astype(bool)
+
+
+def speculation_unstated(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per imported file (``content_hash``) with runs whose speculation the user may state: its
+    ``source_file``, how many of its runs say nothing of it (``unstated``) and how many the user
+    stated (``stated``), with the ``method`` and ``gamma`` stated (None where none was)."""
+    by_user = (runs["speculation_by_user"].astype("boolean").fillna(False).astype(bool)
+               if "speculation_by_user" in runs else pd.Series(False, index=runs.index))
+    nothing = says_nothing_of_speculation(runs)
+    open_to = runs.assign(unstated=nothing, stated=by_user)[nothing | by_user]
+    grouped = open_to.groupby("content_hash", sort=False)
+    files = pd.DataFrame({"source_file": grouped["source_file"].first(), "unstated": grouped["unstated"].sum(),
+                          "stated": grouped["stated"].sum()})
+    said = open_to[open_to["stated"]].groupby("content_hash")[["spec_method", "num_speculative_tokens"]].first()
+    return files.join(said.set_axis(["method", "gamma"], axis=1))
 
 
 def pair_with_baselines(runs: pd.DataFrame) -> pd.DataFrame:

@@ -1,7 +1,7 @@
 """The store's tables: the canonical run and request columns, the live tables (schema 3: scrapes and
 the windows between them; schema 4: per-request acceptance and the synthetic flag; schema 5: the draft
-overhead of a window; schema 6: the mean prompt, output and context of a window's finished requests),
-and the frozen migrations.
+overhead of a window; schema 6: the mean prompt, output and context of a window's finished requests;
+schema 8: the speculation a user stated for a file that said nothing of it), and the frozen migrations.
 
 A run is one benchmark measurement (one load point of one deployment); a request is one request of
 a run where the file has them. Times are in milliseconds, acceptance rates are fractions.
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 __all__ = ["LATENCY_METRICS", "STATISTICS", "RUN_COLUMNS", "REQUEST_COLUMNS",
            "TEXT_COLUMNS", "INTEGER_COLUMNS", "SNAPSHOT_COLUMNS", "WINDOW_FIGURES", "WINDOW_COLUMNS", "MIGRATIONS",
-           "SCHEMA_VERSION", "ORIGINS", "LIVE_FORMAT"]
+           "SCHEMA_VERSION", "ORIGINS", "LIVE_FORMAT", "STATED_METHODS"]
 
 LATENCY_METRICS = ("ttft", "itl", "tpot", "e2el")
 STATISTICS = ("mean", "p50", "p90", "p99")
@@ -38,6 +38,9 @@ RUN_COLUMNS: dict[str, str] = {
     "endpoint": "VARCHAR",
     # schema 4: the acceptance was set by the benchmark, not measured (:mod:`specviz.results.synthetic`)
     "synthetic_acceptance": "BOOLEAN",
+    # schema 8: the method and γ are the user's word for a file that said nothing of speculation
+    # (:meth:`specviz.results.store.Store.state_speculation`)
+    "speculation_by_user": "BOOLEAN",
 }
 REQUEST_COLUMNS: dict[str, str] = {
     "run_id": "VARCHAR", "ttft_ms": "DOUBLE", "itl_ms": "DOUBLE", "tpot_ms": "DOUBLE", "e2el_ms": "DOUBLE",
@@ -75,9 +78,13 @@ TEXT_COLUMNS = frozenset(k for k, v in RUN_COLUMNS.items() if v == "VARCHAR")
 INTEGER_COLUMNS = frozenset(k for k, v in RUN_COLUMNS.items() if v in ("INTEGER", "BIGINT"))
 
 ORIGINS = ("user", "example")
+"""``imports.origin``: a user's file, or one of the examples shipped in ``data/examples``."""
 LIVE_FORMAT = "live"
 """``runs.source_format`` of a run saved from recorded live windows (:meth:`specviz.results.store.Store.save_live_run`)."""
-"""``imports.origin``: a user's file, or one of the examples shipped in ``data/examples``."""
+STATED_METHODS = ("none", "eagle3", "eagle", "mtp", "draft_model", "ngram", "suffix", "medusa")
+"""What a user may state a file's runs ran where the file says nothing of speculation
+(:meth:`specviz.results.store.Store.state_speculation`): ``none`` for plain decoding, else vLLM's
+``--speculative-config`` method names (SGLang's and TensorRT-LLM's map onto them: EAGLE3, NEXTN)."""
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: runs, requests and imports
@@ -166,6 +173,11 @@ MIGRATIONS: tuple[str, ...] = (
     WHERE source_format = 'llmperf' AND run_id = llmperf.id;
     UPDATE requests SET tpot_ms = itl_ms, itl_ms = NULL
     WHERE run_id IN (SELECT run_id FROM runs WHERE source_format IN ('aiperf', 'guidellm'));
+    """,
+    # 8: a run's speculation as the user states it where its file says nothing of it (AIPerf's,
+    # genai-perf's: the client does not know what the server ran).
+    """
+    ALTER TABLE runs ADD COLUMN speculation_by_user BOOLEAN;
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

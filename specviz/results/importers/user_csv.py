@@ -29,12 +29,15 @@ __all__ = ["FORMAT", "CSV_SYNONYMS", "csv_header", "header_line", "ragged_row", 
            "MAPPABLE_COLUMNS", "check_mapping", "charge_as_runs"]
 
 # The run columns the store fills in for every row (its id, its file and import, the columns kept
-# in extra): a file's column in their place would clash with the store's own value.
-_STORE_FILLED = frozenset({"run_id", "source_file", "source_format", "imported_at", "content_hash", "extra"})
+# in extra, whether the user stated its speculation): a file's column in their place would clash with
+# the store's own value.
+_STORE_FILLED = frozenset({"run_id", "source_file", "source_format", "imported_at", "content_hash", "extra",
+                           "speculation_by_user"})
 MAPPABLE_COLUMNS: tuple[str, ...] = tuple(c for c in RUN_COLUMNS if c not in _STORE_FILLED)
 """The canonical run columns a user may map a CSV column to, in the schema's order: every one of
 :data:`specviz.results.schema.RUN_COLUMNS` but those the store fills in itself (``run_id``, ``source_file``,
-``source_format``, ``imported_at``, ``content_hash``, ``extra``), which :func:`check_mapping` refuses."""
+``source_format``, ``imported_at``, ``content_hash``, ``extra``, ``speculation_by_user``), which
+:func:`check_mapping` refuses."""
 
 # Dimensions that tell the runs of a per-request CSV apart.
 RUN_DIMENSIONS = ("label", "workload", "engine", "endpoint", "engine_version", "target_model", "draft_model",

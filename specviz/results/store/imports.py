@@ -41,12 +41,19 @@ _CONSOLE_SELECT = {"runs": "SELECT runs.*, (SELECT any_value(origin) FROM import
                            "runs.content_hash) AS origin FROM runs"}
 # What the tables hold, in one cheap read: every write to runs, requests or imports adds or removes an
 # imports row (with a new imported_at), but for the user's synthetic flag on runs already stored
-# (:meth:`RunsAndImports.flag_synthetic`), which the count of flagged runs tells, and a stage's load
+# (:meth:`RunsAndImports.flag_synthetic`), which the count of flagged runs tells, the speculation a user
+# stated (:meth:`RunsAndImports.state_speculation`), which the hash of the stated runs tells, and a stage's load
 # given to a stored run (:func:`specviz.results.store.repeats._give_load`), which adds to its import's warnings; so this changes
 # whenever the tables do. Reads kept between calls (runs, imports, the console's copy) are read
 # again when it changes.
 _IMPORTS_VERSION = ("SELECT count(*), bit_xor(hash(concat(content_hash, imported_at, warnings))), "
-                    "(SELECT count(*) FILTER (WHERE synthetic_acceptance) FROM runs) FROM imports")
+                    "(SELECT count(*) FILTER (WHERE synthetic_acceptance) FROM runs), "
+                    "(SELECT bit_xor(hash(concat(run_id, spec_method, num_speculative_tokens))) FROM runs "
+                    "WHERE speculation_by_user) FROM imports")
+# A run whose file says nothing of speculation, as :func:`specviz.results.explorer.says_nothing_of_speculation`
+# tells it: the runs whose speculation a user may state (:meth:`RunsAndImports.state_speculation`).
+_SAYS_NOTHING = ("coalesce(trim(spec_method), '') = '' AND num_speculative_tokens IS NULL "
+                 "AND acceptance_length IS NULL AND acceptance_rate IS NULL")
 # The console's copy holds the live tables too, which only grow (a recorder appends to them).
 _CONSOLE_VERSION = ("SELECT *, (SELECT count(*) FROM snapshots), (SELECT max(time) FROM snapshots), "
                     f"(SELECT count(*) FROM windows), (SELECT max(time_end) FROM windows) FROM ({_IMPORTS_VERSION})")
@@ -505,6 +512,30 @@ class RunsAndImports(Connections):
         with self._transaction() as cur:
             return cur.execute("UPDATE runs SET synthetic_acceptance = true WHERE content_hash = ?",
                                [content_hash]).fetchone()[0]
+
+    def state_speculation(self, content_hash: str, method: str, gamma: int | None) -> int:
+        """Say what one imported file's runs ran where the file says nothing of speculation: plain
+        decoding (``method`` ``none``) or a method of :data:`specviz.results.schema.STATED_METHODS`
+        with ``gamma`` draft tokens. Only runs with no method, no γ and no acceptance figure are
+        changed (:func:`specviz.results.explorer.says_nothing_of_speculation`), or those stated so
+        before (``speculation_by_user``), never what a file says; returns the runs changed.
+
+        Raises
+        ------
+        StoreError
+            ``store.unknown_method`` for a method not listed, ``store.stated_gamma`` for a γ that is
+            not a whole number from 1 to ``SPECVIZ_GAMMA_MAX`` (a plain run's is 0, whatever given).
+        """
+        if method not in schema.STATED_METHODS:
+            raise StoreError("store.unknown_method", given=method, methods=", ".join(schema.STATED_METHODS))
+        most = settings.get("SPECVIZ_GAMMA_MAX")
+        if method != "none" and not (isinstance(gamma, int) and not isinstance(gamma, bool) and 1 <= gamma <= most):
+            raise StoreError("store.stated_gamma", given=gamma, most=most)
+        with self._transaction() as cur:
+            return cur.execute(
+                "UPDATE runs SET spec_method = ?, num_speculative_tokens = ?, speculation_by_user = true "
+                f"WHERE content_hash = ? AND (speculation_by_user OR ({_SAYS_NOTHING}))",
+                [method, 0 if method == "none" else gamma, content_hash]).fetchone()[0]
 
     def remove_examples(self) -> int:
         """Delete every import of the shipped examples (``imports.origin = 'example'``), whatever its

@@ -39,9 +39,11 @@ def run_named(label: Any) -> str | Notice:
 
 
 # What a sweep's copy of a run must repeat: every canonical column the file sets (not the store's
-# own, nor the synthetic flag, which is judged of the runs, not read from the file).
+# own, nor the synthetic flag, which is judged of the runs, not read from the file, nor the user's
+# word on speculation).
 _FIGURES = tuple(c for c in RUN_COLUMNS if c not in ("run_id", "source_file", "source_format", "imported_at",
-                                                     "content_hash", "extra", "synthetic_acceptance"))
+                                                     "content_hash", "extra", "synthetic_acceptance",
+                                                     "speculation_by_user"))
 
 
 def _figures_agree(stored: dict[str, Any], run: dict[str, Any], rounding: bool = False) -> bool:
