@@ -517,7 +517,7 @@ def load_fit(scenario: Scenario, input_tokens: int, output_tokens: int) -> dict[
     ``output_tokens`` out (:func:`specviz.workload.steady_load`): at the requests' mean context,
     P + O/2, where the Latency view times its steps, not at the scenario's own context; ``context``
     that mean. A batch that fits at a slider's 1,024 positions may not at a workload's: gpt-oss-120b
-    on one H100 holds 64 sequences of 1,024 positions with its EAGLE-3 head, 16 of the summarising
+    on one H100 holds 64 sequences of 1,024 positions with its EAGLE-3 head, 18 of the summarising
     workload's 16,075, which the view had timed at batch 64 (1.64x). A request of one output token is
     its prompt alone, P + 1 positions (an attack pass: 131,073 at batch 64 had been given figures).
 
