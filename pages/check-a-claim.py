@@ -92,9 +92,13 @@ measure = url_choice(col_measure.selectbox, t("claims.measure", lang), ["none", 
                      format_func=lambda m: t(f"claims.measure.{m}", lang), help=t("claims.measure_help", lang))
 value = url_widget(col_value.number_input, t("claims.value", lang), 0.0, claims.MEASURED_VALUE_MAX, key="claim_value",
                    value=None, step=0.01, disabled=measure == "none")
-measured_gamma = url_widget(col_at.number_input, t("claims.measured_gamma", lang), 1, gamma_max,
-                            key="claim_measured_gamma", value=claims.MEASURED_GAMMA, step=1,
-                            disabled=measure in ("none", "alpha"), help=t("claims.measured_gamma_help", lang))
+# Left empty, the claim's γ, else the sidebar's: a figure quoted at γ 3 is one of γ 3.
+measured_gamma = claims.measured_at(
+    url_widget(col_at.number_input, t("claims.measured_gamma", lang), 1, gamma_max, key="claim_measured_gamma",
+               value=None, step=1, disabled=measure in ("none", "alpha"),
+               placeholder=t("claims.measured_gamma_claims" if gamma is not None else "claims.measured_gamma_sidebar",
+                             lang, gamma=gamma if gamma is not None else sidebar.gamma),
+               help=t("claims.measured_gamma_help", lang)), gamma, sidebar.gamma)
 show_url_notices(st, lang)
 if not text.strip():  # emptied by a refused sentence, whose refusal above says why; or by the user
     if "error" not in st.session_state.get("claim_reading", {}):  # not a page that stops without a word

@@ -3997,6 +3997,18 @@ class TestClaimsPage:
         at.number_input(key="claim_value").set_value(0.05).run()
         assert not at.success and at.error[0].value.startswith("**Unlikely at your acceptance:** at α 0.13")
 
+    def test_a_measured_length_is_taken_at_the_claims_gamma_where_none_is_given(self):
+        """An engineer's pass: a paper's 2.43 tokens a step at γ 3, typed beside a claim at γ 3, had been
+        read at γ 4 (α 0.629, best 1.56×) where the calculator reads it at γ 3 (α 0.673)."""
+        at = claims_app_at(target="gpt-oss-120b", draft="eagle3", tp="1", engine="sglang", claim="1.44x at batch 64",
+                           claim_gamma="3", claim_measure="acceptance_length", claim_value="2.43")
+        assert at.number_input(key="claim_measured_gamma").value is None
+        assert at.number_input(key="claim_measured_gamma").placeholder == "the claim's, 3"
+        alpha = spec.alpha_from_acceptance_length(2.43, 3)
+        assert f"(α {alpha:.3f})" in "\n".join(m.value for m in at.markdown) and f"{alpha:.3f}" == "0.673"
+        at.number_input(key="claim_measured_gamma").set_value(4).run()  # given, it counts
+        assert f"(α {spec.alpha_from_acceptance_length(2.43, 4):.3f})" in "\n".join(m.value for m in at.markdown)
+
     def test_out_of_reach_is_impossible(self):
         at = claims_app(claim="up to 40x")
         assert at.error[0].value.startswith("**Impossible:** 40.00×") if at.error else False

@@ -502,6 +502,13 @@ class TestReadSentence:
         assert claim_sentence.read_sentence(text, PRESETS).speedup == speedup
 
 
+class TestMeasuredAt:
+    @pytest.mark.parametrize("given, claim, scenario, at", [(5, 3, 2, 5), (None, 3, 2, 3), (None, None, 2, 2),
+                                                             (None, None, None, claims.MEASURED_GAMMA)])
+    def test_the_gamma_given_else_the_claims_else_the_scenarios(self, given, claim, scenario, at):
+        assert claims.measured_at(given, claim, scenario) == at
+
+
 class TestAlphaFromMeasurement:
     def test_alpha_is_taken_as_it_is(self):
         assert claims.alpha_from_measurement("alpha", 0.7, 4) == 0.7

@@ -1195,6 +1195,19 @@ class TestClaimCommand:
         _, out, _ = run(capsys, "claim", "?claim=3x&claim=4x")
         assert json.loads(out)["claim"] == 4.0
 
+    def test_a_measured_length_is_taken_at_the_claims_gamma_else_the_links(self, capsys):
+        """An engineer's pass: 2.43 tokens a step at γ 3 had been read at γ 4 whatever the claim's γ or
+        the link's (α 0.629 where the calculator reads 0.673)."""
+        link = "target=gpt-oss-120b&draft=eagle3&tp=1&engine=sglang"
+        measured = ("--measure", "acceptance_length", "--value", "2.43")
+        at = lambda gamma: pytest.approx(spec.alpha_from_acceptance_length(2.43, gamma))
+        assert json.loads(run(capsys, "claim", "1.44x", link, "--gamma", "3", *measured)[1])["alpha"] == at(3)
+        assert json.loads(run(capsys, "claim", "1.44x", link + "&gamma=2", *measured)[1])["alpha"] == at(2)
+        assert json.loads(run(capsys, "claim", "1.44x", link + "&gamma=2", "--gamma", "3", "--measured-gamma", "5",
+                              *measured)[1])["alpha"] == at(5)
+        page = f"check-a-claim?{link}&claim_gamma=3&claim_measure=acceptance_length&claim_value=2.43"
+        assert json.loads(run(capsys, "claim", page)[1])["alpha"] == at(3)
+
     def test_the_claims_page_s_link_without_its_default_claim_checks_that_claim(self, capsys):
         """The page leaves its default claim, "up to 3x", out of its link; the command had refused the
         link as "a link, not a claim" (a manager's pass). A calculator's link is still refused so."""

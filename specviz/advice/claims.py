@@ -63,14 +63,17 @@ from specviz.model import calibration, spec
 from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Scenario, knobs_off_preset, largest_batch
 
-__all__ = ["VERDICTS", "MEASURES", "MEASURED_GAMMA", "MEASURED_VALUE_MAX", "DEFAULT_CLAIM", "Claim", "ClaimCheck", "alpha_from_measurement",
+__all__ = ["VERDICTS", "MEASURES", "MEASURED_GAMMA", "MEASURED_VALUE_MAX", "DEFAULT_CLAIM", "Claim", "ClaimCheck", "measured_at",
+           "alpha_from_measurement",
            "check_claim", "calculator_point", "required_at_costs", "check_at_costs", "required_as_shown", "claimed_batch", "claim_grid", "between_turns", "with_batches", "no_fit_notices"]
 
 VERDICTS = ("plausible", "conditional", "unlikely", "impossible")
 # How acceptance on the user's traffic may be given: α itself, vLLM's accepted/drafted, or the mean
 # tokens per step (the acceptance length).
 MEASURES = ("alpha", "acceptance_rate", "acceptance_length")
-MEASURED_GAMMA = 4  # the γ a measured acceptance rate or length is taken at where none is given
+# The γ a slowdown with no γ of its own, and an acceptance with no γ of its own measured without a
+# scenario (a cost-ratios check), are taken at: seed 000's load test, and a common num_speculative_tokens.
+MEASURED_GAMMA = 4
 # The most the Claims page's measured value takes: a rate typed in percent, as vllm bench serve prints
 # it, reaches alpha_from_measurement and gets its words, not a field the browser turns red without one.
 MEASURED_VALUE_MAX = 100.0
@@ -211,6 +214,14 @@ def required_as_shown(required: pd.DataFrame, reuse: dict | None = None, decimal
                                for c in _AT_LEAST_COLUMNS if c in required})
     rate, length = claim_verdict.measures_at(shown["alpha_needed"], shown["gamma"], reuse)
     return shown.assign(acceptance_rate=rate, acceptance_length=length)
+
+
+def measured_at(given: int | None, claim_gamma: int | None, scenario_gamma: int | None = None) -> int:
+    """The draft length a measured acceptance rate or length was taken at: the one ``given``, else the
+    claim's (a figure quoted for a claim at γ 3 is one of γ 3), else the scenario's (the γ its server
+    runs), else :data:`MEASURED_GAMMA`. The page and ``specviz claim`` had taken 4 whatever the claim
+    said: a published 2.43 tokens a step at γ 3 read as α 0.629, where the calculator reads 0.67."""
+    return next(g for g in (given, claim_gamma, scenario_gamma, MEASURED_GAMMA) if g is not None)
 
 
 def alpha_from_measurement(measure: str, value: float, gamma: int,

@@ -102,14 +102,15 @@ def linked_claim(link: str, presets: scenario.Presets, given_apart: frozenset[st
 
 
 def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | None = None,
-              gamma: int | None = None, measured: tuple[str, float, int] | None = None,
+              gamma: int | None = None, measured: tuple[str, float, int | None] | None = None,
               overrides: dict[str, str] | None = None, lang: str = "en", sentence: bool = True) -> dict[str, Any]:
     """The Claims page's check of ``text`` ("up to 3x", "2.5x at batch 64", a number, or a slide's
     whole sentence, whose GPU, model, method, precision, batch, γ and context set the scenario as the page sets them, under
     ``overrides``, and whose figure over another method is said: ``over``) on the scenario of a calculator link (with ``overrides`` over it): the verdict, its headline, reasons
     and conditions in words, what it requires at the easiest γ (or the claimed one), the best
     setting, the batches where it can hold, and the α each γ needs (``measured``: the acceptance
-    measured on the user's traffic, as (measure, value, γ), read for the scenario's draft as the page
+    measured on the user's traffic, as (measure, value, γ), its γ None where not given: the claim's,
+    else the scenario's, :func:`specviz.advice.claims.measured_at`; read for the scenario's draft as the page
     reads it: :func:`specviz.advice.claims.alpha_from_measurement`). Its words in ``lang``. The link's
     own fields of the Claims page (:func:`linked_claim`: its batch, γ, measured acceptance and
     workload) stand where the arguments give none; what it says the page's own claim is over
@@ -122,8 +123,7 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     batch = batch if batch is not None else fields.get("claim_batch")
     gamma = gamma if gamma is not None else fields.get("claim_gamma")
     if measured is None and fields.get("claim_measure", "none") != "none" and "claim_value" in fields:
-        measured = (fields["claim_measure"], fields["claim_value"],
-                    fields.get("claim_measured_gamma", claims.MEASURED_GAMMA))
+        measured = (fields["claim_measure"], fields["claim_value"], fields.get("claim_measured_gamma"))
     workload = presets.workloads.get(fields.get("claim_workload", "none"))
     try:
         speedup, read = claim_words.parse_claim(text), None
@@ -149,6 +149,8 @@ def claim_row(text: str, link: str, presets: scenario.Presets, *, batch: int | N
     # calculator link's steady load (prefill=on) is the calculator's alone (a consistency pass: the
     # command had judged at the load's mean context of 16,075 where the page judged at 1,024).
     chosen = linked_scenario(link, presets, {"prefill": "off", **(overrides or {})})
+    if measured is not None:  # taken at the γ given, else the claim's, else the scenario's
+        measured = (*measured[:2], claims.measured_at(measured[2], gamma, chosen.gamma))
     alpha = None if measured is None else claims.alpha_from_measurement(*measured, chosen.reuse)
     measured_gamma = measured[2] if measured is not None and measured[0] != "alpha" else None
     tokens = None if workload is None else (workload.input_tokens, workload.output_tokens)
@@ -296,13 +298,13 @@ def _claim(args: argparse.Namespace, presets: scenario.Presets) -> dict[str, Any
         text, link, sentence = claimed[-1], args.text, False
     else:
         text, link = (str(args.speedup), args.text or "") if args.speedup is not None else (args.text, args.link)
-    at = claims.MEASURED_GAMMA if args.measured_gamma is None else args.measured_gamma
-    measured = None if args.measure is None else (args.measure, args.value, at)
+    measured = None if args.measure is None else (args.measure, args.value, args.measured_gamma)
     if args.verify_cost is not None:
         if link or any(getattr(args, name) is not None for name in ("gpu", "target", "draft", "engine", "context")):
             raise UsageError("cli.claim.costs_and_scenario")
         draft_cost = spec.SEED_DRAFT_COST if args.draft_cost is None else args.draft_cost
-        alpha = None if measured is None else claims.alpha_from_measurement(*measured)
+        alpha = None if measured is None else claims.alpha_from_measurement(
+            args.measure, args.value, claims.measured_at(args.measured_gamma, args.gamma))
         return claim_at_costs_row(claim_words.parse_claim(text), args.verify_cost, draft_cost, gamma=args.gamma,
                                   alpha=alpha, lang=args.lang)
     if args.draft_cost is not None:
@@ -373,6 +375,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     scenario_options(p)
     p.add_argument("--measure", choices=claims.MEASURES, help="how --value gives the acceptance on your traffic")
     p.add_argument("--value", type=number, help="the acceptance measured on your traffic")
-    p.add_argument("--measured-gamma", type=count, help="the γ it was measured at (default: the link's, else 4)")
+    p.add_argument("--measured-gamma", type=count, help="the γ it was measured at (default: the link's, else the claim's, else the scenario's)")
     p.add_argument("--format", choices=("json",), default="json", help="output format")
     p.set_defaults(run=lambda args: (json_text(_claim(args, presets())), 0))
