@@ -16,7 +16,8 @@ from PIL import Image, ImageDraw
 from streamlit.delta_generator import DeltaGenerator
 
 from pages.parts.controls import (PARALLEL, PARALLEL_BEFORE, PARALLEL_DEFAULTS, clear_gpu_overrides, enter_page,
-                             forget_draft, forget_target, new_format, show_url_notices, url_choice, url_widget)
+                             forget_target, new_draft, new_format, new_target_config, show_url_notices, url_choice,
+                             url_widget)
 from pages.parts.shared import (LINKED_COSTS, ROUTED, calculator_page, errors_said, knobs_said, model_choice_name, new_engine,
                            page_file, presets)
 from specviz import i18n, scenario, settings
@@ -29,11 +30,10 @@ def custom_model(role: str, lang: str) -> architecture.Model:
     """A model from an uploaded or pasted config.json (raises ValueError with a clear message), drawn
     under the choice it answers. A new file or text is a new model: a new target starts again from
     its own default draft (a draft of one's own is kept), and either from the fewest GPUs that hold
-    the pair now known."""
+    the pair now known where the sidebar had set them (:func:`pages.parts.controls.sidebar_counts`)."""
     side = st.sidebar
     side.subheader(t(f"side.custom.{role}", lang))
-    renewed = dict(on_change=forget_target, args=("draft", *PARALLEL)) if role == "target" else dict(
-        on_change=forget_draft, args=PARALLEL)
+    renewed = dict(on_change=new_target_config if role == "target" else new_draft)
     upload = side.file_uploader(t("side.config_upload", lang), type=["json"], key=f"{role}_config_file",
                                 max_upload_size=settings.upload_mb("SPECVIZ_MAX_CONFIG_BYTES"), **renewed)
     pasted = side.text_area(t("side.config_paste", lang), key=f"{role}_config_text", height=120, **renewed)
@@ -100,7 +100,7 @@ def scenario_sidebar(lang: str) -> None:
             unread = exc
     draft_default = scenario.default_draft(target_id, known, target) if target is not None else "eagle3"
     draft_id = url_choice(side.selectbox, t("side.draft", lang), [*scenario.draft_choices(known, target_id), *own],
-                          "draft", format_func=model_name, default=draft_default, on_change=forget_draft, args=PARALLEL,
+                          "draft", format_func=model_name, default=draft_default, on_change=new_draft,
                           help=t("side.draft_help", lang), derived=True)
     draft: step.Draft | None = None
     try:

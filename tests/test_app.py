@@ -907,6 +907,27 @@ class TestScenarioSidebar:
         assert [i.value for i in at.sidebar.info if i.value.startswith("GPUs set again")] == [
             i18n.t("side.parallel_reset", "en", gpus=4, tp=4, dp=1, was=8, gpu="NVIDIA B200 (HGX)")]
 
+    def test_the_gpus_one_chose_outlive_a_new_draft_and_a_config_to_come(self):
+        """An engineer's pass: 8 B200s chosen for DeepSeek-V3 + MTP at context 4,096, then SpecForge's
+        EAGLE-3 head: the sidebar set 4 again (the fewest at the default batch and context), where batch
+        64 did not fit (179.2 of 177.8 GB) and `specviz calc` kept 8 (2.14x); and a link's 8 for a target
+        of one's own still to be read became 4 once its config was."""
+        at = make_app(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", context="4096")
+        at.sidebar.selectbox(key="draft").set_value("EAGLE3-SpecForge-DeepSeek-V3").run()
+        assert not at.exception and at.sidebar.selectbox(key="tp").value == "8"
+        assert not any(i.value.startswith("GPUs set again") for i in at.sidebar.info)
+        assert metric(at, "Speedup").startswith("2.14")
+        at = make_app(gpu="B200", target="custom", draft="mtp", precision="fp8", tp="8", context="4096")
+        data = (ROOT / "data/model_configs/DeepSeek-V3.json").read_bytes()
+        at.sidebar.file_uploader[0].set_value(("config.json", data, "application/json")).run()
+        assert not at.exception and at.sidebar.selectbox(key="tp").value == "8"
+        assert not any(i.value.startswith("GPUs set again") for i in at.sidebar.info)
+        # The sidebar's own counts still start again: 4 B200s hold the MTP layer, 8 Llama-3.1-70B beside it.
+        at = make_app(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8")
+        assert at.sidebar.selectbox(key="tp").value == "4"
+        at.sidebar.selectbox(key="draft").set_value("Llama-3.1-70B").run()
+        assert at.sidebar.selectbox(key="tp").value == "8"
+
     def test_a_draft_of_ones_own_outlives_a_new_target(self):
         """An EAGLE-3 head pasted as the draft stays the draft when the target changes, to a preset or
         to a config of one's own (a new target's config had sent it back to the preset's MTP layer)."""

@@ -83,15 +83,35 @@ def forget(*keys: str) -> None:
     renew(*keys)
 
 
-def new_format() -> None:
-    """A new precision, component format or KV cache format (the sidebar's callback): GPU counts at
-    the sidebar's defaults start again at the fewest that hold the pair in it (:func:`forget`); counts
-    the user chose stay, for the GPUs are the server's, not the format's (a KV cache in FP8 chosen for
-    a server of 8 H100s had set the sidebar back to 2). Where they no longer hold the pair, the pages
-    say so, as for any count chosen."""
+def sidebar_counts() -> tuple[str, ...]:
+    """The GPU counts to start again where a new draft, format or config of one's own changes what the
+    pair needs: all of :data:`PARALLEL` where they are the sidebar's defaults, none where the user
+    chose one, for the GPUs are the server's, not the draft's or the format's (a KV cache in FP8 chosen
+    for a server of 8 H100s had set the sidebar back to 2; an EAGLE-3 head chosen for DeepSeek-V3 on 8
+    B200s, back to 4, where batch 64 did not fit). Where the counts chosen no longer hold the pair,
+    the pages say so, as for any count chosen."""
     defaults = st.session_state.get(PARALLEL_DEFAULTS, {})
-    if all(st.session_state.get(key) in (None, defaults.get(key)) for key in PARALLEL):
-        forget(*PARALLEL)
+    return PARALLEL if all(st.session_state.get(key) in (None, defaults.get(key)) for key in PARALLEL) else ()
+
+
+def new_format() -> None:
+    """A new precision, component format or KV cache format (the sidebar's callback): the counts the
+    sidebar set start again at the fewest GPUs that hold the pair in it (:func:`sidebar_counts`)."""
+    forget(*sidebar_counts())
+
+
+def new_draft() -> None:
+    """A new draft, preset or of one's own (the sidebar's callback): Deploy's field for the draft's id
+    forgotten, and the counts the sidebar set (:func:`sidebar_counts`)."""
+    forget_draft(*sidebar_counts())
+
+
+def new_target_config() -> None:
+    """A new config of one's own for the target (the sidebar's callback): the target's new default
+    draft (:func:`forget_target`) and the counts the sidebar set (:func:`sidebar_counts`); the link's
+    8 GPUs for a target still to be read had become the 4 the config's model needed at the default
+    batch, where the scenario's did not fit."""
+    forget_target("draft", *sidebar_counts())
 
 
 def _same(url_text: str, value: Any) -> bool:
