@@ -43,6 +43,20 @@ def custom_model(role: str, lang: str) -> architecture.Model:
                                              target=role == "target")
 
 
+def config_reading(model: architecture.Model, role: str, precision: dtypes.Precision, lang: str) -> str:
+    """What a config of one's own was read as: its parameters in all and a token's (embeddings in, as
+    ``specviz model-from-config`` counts them), its layers and experts, an MTP module apart, and the KV
+    cache a token adds at the precision's cache format (past every sliding window where that differs)."""
+    kv, past = (model.kv_bytes_per_token(precision.kv_bytes, past_windows=p) for p in (False, True))
+    parts = [t("side.read.experts", lang, experts=model.num_experts, per_token=model.experts_per_token,
+               moe_layers=model.moe_layers)] if model.num_experts else []
+    parts += [t("side.read.mtp", lang, params=model.mtp_params / 1e9, layers=model.mtp_layers)] if model.mtp_layers else []
+    parts += [t("side.read.past_windows", lang, bytes=past)] if past != kv else []
+    return t("side.read", lang, role=t(f"side.custom.{role}", lang), total=model.params_total / 1e9,
+             active=model.params_active / 1e9, layers=model.layers, kv=kv, kv_format=precision.kv.upper(),
+             more="".join(parts))
+
+
 def component_formats(side: DeltaGenerator, precision_name: str, lang: str) -> dtypes.Precision:
     """The precision with each component's weight format and the KV cache's, as the expander's
     choices override them (kept in the URL)."""
@@ -172,6 +186,11 @@ def scenario_sidebar(lang: str) -> None:
         side.warning(message(mismatch, lang))
     for note in target.notes:
         side.info(message(note, lang))
+    # What a config of one's own was read as, to check against what its publisher states.
+    for role, model in (("target", target if target_id == scenario.CUSTOM else None),
+                        ("draft", draft.model if draft_id == scenario.CUSTOM else None)):
+        if model is not None:
+            side.caption(config_reading(model, role, precision, lang))
     served = " · ".join(t(f"side.served.{c}", lang, format=precision.weight_format(target, c).name.upper())
                         for c in target.main_components)
     side.caption(t("side.formats_served", lang, parts=served, kv=precision.kv.upper()))

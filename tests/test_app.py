@@ -331,8 +331,8 @@ class TestCalculatorPage:
     def test_a_model_too_large_for_the_devices_is_flagged(self):
         assert not make_app().error  # Qwen3-32B and its draft over two 80 GB H100s
         at = make_app(target="Llama-3.1-70B", tp="1")
-        assert at.error[0].value.startswith("**Batch 64 does not fit, with or without the draft.**")
-        assert "the pair holds at most 0 sequences at γ 4, plain decoding 0" in at.error[0].value
+        assert at.error[0].value.startswith("**Batch 64 does not fit: not one sequence does.** The weights alone take "
+                                            "143.6 GB of the 79.0 GB")
         # Nor whether speculation pays there (an engineer's pass: break-even α 0.41 was given).
         assert not [m for m in at.metric if m.label in ("Speedup", "Tokens/s with speculation", "Best γ here",
                                                         "Break-even verify cost", "Break-even α")]
@@ -397,6 +397,16 @@ class TestCalculatorPage:
                 "NVFP4 weights, FP8 KV (holds 814).") in error
         error = make_app(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", batch="540").error[0].value
         assert "FP8 KV cache" not in error and "MXFP4 weights, FP8 KV (holds 604)" in error
+
+    def test_weights_that_leave_no_room_are_said_so_not_a_largest_batch_of_0(self):
+        """An engineer's pass: Qwen3-Next in BF16 on two H100s read "holds at most 0 sequences … The
+        largest batch that fits: 0", where Claims says the weights leave no room for a KV cache."""
+        at = make_app(target="Qwen3-Next-80B-A3B", gpu="H100-SXM", tp="2", precision="bf16")
+        error = at.error[0].value
+        assert error.startswith("**Batch 64 does not fit: not one sequence does.** The weights alone take 81.3 GB of "
+                                "the 79.0 GB") and "To fit: 4 GPUs per group" in error
+        memory = next(c.value for c in at.caption if c.value.startswith("**Memory per GPU**"))
+        assert i18n.t("calc.memory.largest_none", "en") in memory and "largest batch that fits" not in memory
 
     @pytest.mark.parametrize("view", ["table", "gamma", "latency"])
     def test_views_of_this_batch_give_no_speedup_for_a_batch_that_does_not_fit(self, view):
@@ -927,6 +937,29 @@ class TestScenarioSidebar:
         assert at.sidebar.selectbox(key="tp").value == "4"
         at.sidebar.selectbox(key="draft").set_value("Llama-3.1-70B").run()
         assert at.sidebar.selectbox(key="tp").value == "8"
+
+    def test_a_config_of_ones_own_says_what_it_was_read_as(self):
+        """An engineer's pass: nothing on the page showed what an uploaded config was read as, to check
+        against the publisher's 671B / 37B (only `specviz model-from-config` did)."""
+        at = make_app(gpu="B200", target="custom", draft="mtp", precision="fp8", tp="8")
+        data = (SAMPLES / "configs" / "DeepSeek-V3.config.json").read_bytes()
+        at.sidebar.file_uploader[0].set_value(("config.json", data, "application/json")).run()
+        read = [c.value for c in at.sidebar.caption if c.value.startswith("Target config.json read:")]
+        kv = 61 * (512 + 64) * at.session_state["scenario"].precision.kv_bytes  # MLA's one latent a layer
+        assert read == [f"Target config.json read: 671.03B parameters, 37.55B active a token (embeddings in), 61 layers, "
+                        f"256 routed experts in each of 58 MoE layers, 8 a token, an MTP module of 13.46B apart (1 layer: "
+                        f"the draft's, not the target's pass); its KV cache {kv:,.0f} bytes a token in "
+                        f"{at.session_state['scenario'].precision.kv.upper()}."]
+        at = make_app(target="Qwen3-32B", draft="custom")
+        head = SAMPLES / "configs" / "EAGLE3-SpecForge-qwen3-32B.config.json"
+        at.sidebar.file_uploader[0].set_value(("config.json", head.read_bytes(), "application/json")).run()
+        assert [c.value.split(",")[0] for c in at.sidebar.caption if " read: " in c.value] == [
+            f"Draft config.json read: {at.session_state['scenario'].draft.model.params_total / 1e9:,.2f}B parameters"]
+        at = make_app(gpu="H100-SXM", target="custom", draft="eagle3", tp="1")
+        at.sidebar.file_uploader[0].set_value(("config.json", (SAMPLES / "configs" / "gpt-oss-120b.config.json")
+                                               .read_bytes(), "application/json")).run()
+        read = next(c.value for c in at.sidebar.caption if c.value.startswith("Target config.json read:"))
+        assert "116.83B parameters" in read and "bytes a token past its sliding windows" in read
 
     def test_a_draft_of_ones_own_outlives_a_new_target(self):
         """An EAGLE-3 head pasted as the draft stays the draft when the target changes, to a preset or

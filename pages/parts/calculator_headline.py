@@ -60,7 +60,10 @@ def show_headline(at: AtAlpha) -> Headline:
     # A batch the memory does not hold gets no speedup: the headline says so and how to make it fit.
     if fit is not None and not fit["fits"]:
         ways = calculator.ways_to_fit(chosen, settings.get("SPECVIZ_CONTEXT_MAX"))
-        st.error(t("calc.memory.no_fit" if fit["fits_plain"] else "calc.memory.no_fit_plain", lang, batch=batch,
+        # Not one sequence: the weights leave no room for a KV cache, said so, not "holds at most 0".
+        no_room = fit["max_batch_plain"] == 0
+        st.error(t("calc.memory.no_room" if no_room else "calc.memory.no_fit" if fit["fits_plain"] else
+                   "calc.memory.no_fit_plain", lang, batch=batch, weights=fit["weights_target"] + fit["weights_draft"],
                    need=fit["need"], usable=fit["usable"], devices=chosen.tp * chosen.dp, limit=fit["max_batch"],
                    limit_plain=fit["max_batch_plain"], gamma=gamma,
                    ways="; ".join(message(way, lang) for way in ways) or t("calc.memory.no_way", lang)))
@@ -130,9 +133,13 @@ def show_headline(at: AtAlpha) -> Headline:
                 notes.append(t("calc.load_note", lang, batch=batch, input=chosen.input_tokens,
                                output=chosen.output_tokens, plain=prompts, spec=prompts * here["expected_tokens"],
                                decode=decode_only))
-        notes.append(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=chosen.engine.name,
-                       source=chosen.engine.memory_source, gamma=gamma) if fit["weighed"]
-                     else t("calc.memory.not_weighed", lang, gpu=chosen.gpu.name, batch=batch))
+        if fit["weighed"]:
+            largest = t("calc.memory.largest_none" if fit["max_batch_plain"] == 0 else "calc.memory.largest", lang,
+                        max_batch=fit["max_batch"], max_batch_plain=fit["max_batch_plain"], gamma=gamma)
+            notes.append(t("calc.memory.terms", lang, **fit, devices=chosen.tp * chosen.dp, engine=chosen.engine.name,
+                           source=chosen.engine.memory_source, largest=largest))
+        else:
+            notes.append(t("calc.memory.not_weighed", lang, gpu=chosen.gpu.name, batch=batch))
         if (full := calculator.equal_memory(chosen)) is not None:
             # Under a batch that does not fit, said not to be its figure (a consistency pass: 1.89× under
             # "Batch 64 does not fit" read as the page's speedup).
