@@ -148,7 +148,9 @@ class TestCalculatorPage:
         before calibration falls short of all three: the page says so in figures."""
         pair = dict(gpu="B200", target="gpt-oss-20b", draft="eagle3", tp="1", gamma="3", batch="8")
         at = make_app(**pair)
-        said = [p for p in paragraphs(at) if p.startswith("Published for this very setup at batch 8 and γ 3")]
+        # Those outside the model's range are warnings, above the captions.
+        said = [p for p in [w.value for w in at.warning] + paragraphs(at)
+                if p.startswith("Published for this very setup at batch 8 and γ 3")]
         chosen = make_scenario(**pair)
         rows = evidence.measured_here(evidence.comparable_published(
             explorer.speedup_rows(explorer.load_published(ROOT / "data")), chosen, PRESETS), chosen, 8, 3)
@@ -167,7 +169,7 @@ class TestCalculatorPage:
         # above what any acceptance gives (an engineer's pass).
         amd = make_app(gpu="MI300X", target="DeepSeek-V3", draft="mtp", tp="8", engine="sglang", gamma="2", batch="1",
                        context="3600")
-        (line,) = [p for p in paragraphs(amd) if p.startswith("Published for this very setup at batch 1 and γ 2: 2.11×")]
+        (line,) = [w.value for w in amd.warning if w.value.startswith("Published for this very setup at batch 1 and γ 2: 2.11×")]
         assert "gives no acceptance length to price it at; it lies above the most this model allows here at any " \
             "acceptance (1.64×" in line and "Its note: " in line and "relaxes acceptance" in line
         # Nowhere else: another batch measured none of them, nor another γ.
@@ -397,6 +399,16 @@ class TestCalculatorPage:
                 "NVFP4 weights, FP8 KV (holds 814).") in error
         error = make_app(target="gpt-oss-120b", draft="EAGLE3-SpecForge-gpt-oss-120b", tp="1", batch="540").error[0].value
         assert "FP8 KV cache" not in error and "MXFP4 weights, FP8 KV (holds 604)" in error
+
+    def test_a_measurement_of_this_setup_on_the_other_side_of_1_is_a_warning(self):
+        """An engineer's pass: vLLM's DeepSeek-R1 + MTP on 2 GB300s measured 0.50-0.83x at concurrency 64,
+        said in a caption under "Speculation pays here: 1.49x"."""
+        at = make_app(gpu="GB300", target="DeepSeek-V3", draft="mtp", tp="2", gamma="1", batch="64", context="2048",
+                      precision="nvfp4", kv="bf16")
+        against = i18n.t("calc.measured_here_against", "en", speedup=1.49, alpha=0.8)
+        warned = [w.value for w in at.warning if w.value.startswith("Published for this very setup")]
+        assert metric(at, "Speedup") == "1.49×" and len(warned) == 3
+        assert all(w.endswith(against) for w in warned), warned
 
     def test_weights_that_leave_no_room_are_said_so_not_a_largest_batch_of_0(self):
         """An engineer's pass: Qwen3-Next in BF16 on two H100s read "holds at most 0 sequences … The

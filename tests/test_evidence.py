@@ -202,6 +202,13 @@ class TestMeasuredHere:
         assert evidence.measured_notice(under.iloc[0]).key == "calc.measured_here_no_length"
         loaded = here.assign(metric="tpot_speedup", prompt_tokens=3200.0)
         assert evidence.measured_notice(loaded.iloc[0]).key == "calc.measured_here_no_length"
+        # Below what nothing accepted allows, the same: beyond the model, with its floor.
+        floor = float(calculator.speedup_band(chosen, 0.0, 2, 1, chosen.context)[0])
+        assert here["floor_low"].iloc[0] == pytest.approx(floor) and floor < 1.0
+        said = evidence.measured_notice(here.assign(value=floor - 0.01).iloc[0])
+        assert said.key == "calc.measured_here_below_floor" and said.params["low"] == pytest.approx(floor)
+        assert {said.key, "calc.measured_here_above_ceiling"} <= evidence.OFF_MODEL
+        assert evidence.measured_notice(loaded.assign(value=floor - 0.01).iloc[0]).key == "calc.measured_here_no_length"
 
 
 class TestSameSetupExpertParallel:

@@ -27,7 +27,7 @@ from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Presets, Scenario, largest_batch, published_acceptance
 
 __all__ = ["setting_class", "comparable_runs", "comparable_published", "published_reaching", "same_setup",
-           "same_setup_reaching", "same_setup_elsewhere", "same_setup_short", "same_setup_as_slow", "same_setup_faster", "measured_here", "measured_notice", "pair_acceptance", "NOTE_CHARS", "note_quoted"]
+           "same_setup_reaching", "same_setup_elsewhere", "same_setup_short", "same_setup_as_slow", "same_setup_faster", "measured_here", "measured_notice", "OFF_MODEL", "pair_acceptance", "NOTE_CHARS", "note_quoted"]
 
 
 # Drafts grouped by how they draft: heads on the target's features, its own MTP layers, the host, ...
@@ -274,15 +274,16 @@ def measured_here(measured: pd.DataFrame, scenario: Scenario, batch: int, gamma:
     its costs and load as the calculator prices them) at the α of the row's acceptance length, and its
     band (``model_low``, ``model_high``: :func:`specviz.calculator.speedup_band`), and ``outside_range``
     where the measurement lies outside that band; NaN (None) where the row gives no length or one no
-    draft of this γ makes. ``ceiling_high``, the top of the band at α = 1, is what any acceptance
-    allows: a row without a length measured above it is beyond the model at the preset's costs. The
+    draft of this γ makes. ``ceiling_high``, the top of the band at α = 1, and ``floor_low``, its low
+    edge at α = 0 (nothing accepted), are what any acceptance allows: a row without a length measured
+    above the one or below the other is beyond the model at the preset's costs. The
     model beside what was measured at the same point: the vLLM post's EAGLE-3 on gpt-oss-20b, at batch
     8 and γ 3 on a B200, measured 1.72× on HumanEval at 2.65 tokens a step."""
     there = (measured["batch"].to_numpy() == batch) & (measured["gamma"].to_numpy() == gamma)
     own = same_setup(measured.iloc[np.flatnonzero(there)] if there.any() else measured.iloc[:0], scenario, gamma)
     if own.empty:
         return own.assign(alpha=np.nan, model_speedup=np.nan, model_low=np.nan, model_high=np.nan, outside_range=None,
-                          ceiling_high=np.nan)
+                          ceiling_high=np.nan, floor_low=np.nan)
     own = own.sort_values("value", ascending=False, kind="stable")
     lengths = pd.to_numeric(own["acceptance_length"], errors="coerce").to_numpy(dtype=float)
     makes = (lengths >= 1.0) & (lengths <= np.asarray(scenario.expected_tokens(1.0, gamma), dtype=float) + 1e-12)
@@ -295,8 +296,9 @@ def measured_here(measured: pd.DataFrame, scenario: Scenario, batch: int, gamma:
     values = own["value"].to_numpy(dtype=float)
     outside = [None if np.isnan(m) else bool(not lo <= v <= hi) for m, lo, hi, v in zip(model, low, high, values)]
     _, ceiling_high = calculator.speedup_band(scenario, 1.0, gamma, batch, scenario.context)
+    floor_low, _ = calculator.speedup_band(scenario, 0.0, gamma, batch, scenario.context)
     return own.assign(alpha=alphas, model_speedup=model, model_low=low, model_high=high, outside_range=outside,
-                      ceiling_high=float(ceiling_high))
+                      ceiling_high=float(ceiling_high), floor_low=float(floor_low))
 
 
 def measured_notice(row: pd.Series) -> Notice:
@@ -304,8 +306,9 @@ def measured_notice(row: pd.Series) -> Notice:
     model's figure at its acceptance (``calc.measured_here``); one outside the model's band says to
     calibrate (``calc.measured_here_outside``); one the model cannot price (no acceptance length, or
     one no draft of its γ makes) says how it was measured instead (``calc.measured_here_no_length``), and
-    where it lies above the band's top at α = 1, that no acceptance prices it
-    (``calc.measured_here_above_ceiling``)."""
+    where it lies above the band's top at α = 1 or below its low edge at α = 0, that no acceptance
+    prices it (``calc.measured_here_above_ceiling``, ``calc.measured_here_below_floor``). :data:`OFF_MODEL`
+    are the keys of a measurement the model does not reach."""
     said = dict(batch=int(row["batch"]), gamma=int(row["gamma"]), value=float(row["value"]),
                 metric=Notice(f"metric.{row['metric']}"),
                 series=str(row["series"]) if isinstance(row["series"], str) else str(row["study"]))
@@ -314,13 +317,22 @@ def measured_notice(row: pd.Series) -> Notice:
         # TPOT under a load that also prefills): no acceptance prices it (an engineer's pass: AMD's 2.11×
         # for DeepSeek-V3 + MTP on 8 MI300X stood without remark below the page's 1.04×, whose band at
         # α = 1 ends at 1.64×).
-        above = row["value"] > row["ceiling_high"] and not (row["metric"] == "tpot_speedup" and pd.notna(row.get("prompt_tokens")))
-        return Notice("calc.measured_here_above_ceiling" if above else "calc.measured_here_no_length", **said,
-                      note=note_quoted(row["note"]), **({"high": float(row["ceiling_high"])} if above else {}))
+        priced = not (row["metric"] == "tpot_speedup" and pd.notna(row.get("prompt_tokens")))
+        if priced and row["value"] > row["ceiling_high"]:
+            return Notice("calc.measured_here_above_ceiling", **said, note=note_quoted(row["note"]),
+                          high=float(row["ceiling_high"]))
+        # Below what nothing accepted allows: vLLM's DeepSeek-R1 + MTP on 2 GB300s measured 0.81× in
+        # throughput at concurrency 64 beside a headline of 1.49× whose floor is 0.82× (an engineer's pass).
+        if priced and row["value"] < row["floor_low"]:
+            return Notice("calc.measured_here_below_floor", **said, note=note_quoted(row["note"]),
+                          low=float(row["floor_low"]))
+        return Notice("calc.measured_here_no_length", **said, note=note_quoted(row["note"]))
     return Notice("calc.measured_here_outside" if row["outside_range"] else "calc.measured_here", **said,
                   length=float(row["acceptance_length"]), alpha=float(row["alpha"]), model=float(row["model_speedup"]),
                   low=float(row["model_low"]), high=float(row["model_high"]))
 
+
+OFF_MODEL = frozenset({"calc.measured_here_outside", "calc.measured_here_above_ceiling", "calc.measured_here_below_floor"})
 
 # A published row's note as a reason or a line quotes it: its caveats come first ("relaxes acceptance
 # (not lossless)"), and the P-EAGLE rows' account of reading a chart runs to 1,500 characters. AMD's

@@ -186,14 +186,17 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
 def published_here(chosen: scenario.Scenario) -> list[dict[str, Any]]:
     """The speedups published for this very setup at the scenario's batch and γ, each with the model's
     figure and range at its acceptance (:func:`specviz.advice.evidence.measured_here`), as the
-    calculator's notes give them: ``outside_range`` where the measurement lies outside the range."""
+    calculator's notes give them: ``outside_range`` where the measurement lies outside the range;
+    ``beyond_model`` there, or where a row without an acceptance length lies above what α = 1 allows
+    or below what α = 0 does (the calculator's warnings: :data:`specviz.advice.evidence.OFF_MODEL`)."""
     rows = evidence.measured_here(published_speedups(), chosen, chosen.batch, chosen.gamma)
     return [{"study": row["study"], "series": row["series"] if isinstance(row["series"], str) else None,
              "metric": row["metric"], "value": plain(row["value"]),
              "acceptance_length": plain(pd.to_numeric(row["acceptance_length"], errors="coerce")),
              "model_speedup": plain(row["model_speedup"]), "model_low": plain(row["model_low"]),
              "model_high": plain(row["model_high"]),
-             "outside_range": row["outside_range"], "source": row["source"],
+             "outside_range": row["outside_range"],
+             "beyond_model": evidence.measured_notice(row).key in evidence.OFF_MODEL, "source": row["source"],
              "note": evidence.note_quoted(row["note"])}
             for _, row in rows.iterrows()]
 
