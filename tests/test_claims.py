@@ -714,6 +714,17 @@ class TestCheckClaim:
         won = claims.check_claim(chosen, claims.Claim(2.0, alpha=0.8), GAMMA_MAX, BATCH_MAX)
         assert "claims.reason.at_alpha" in [r.key for r in won.reasons]
 
+    def test_a_best_that_rounds_to_the_claim_but_falls_short_is_said_to_three_places(self):
+        """An engineer's pass: "1.48x at batch 64" was unlikely beside "the best is 1.48×" (1.4767)."""
+        chosen = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", context="4096")
+        check = claims.check_claim(chosen, claims.Claim(1.48, batch=64, gamma=1, alpha=0.85), GAMMA_MAX, BATCH_MAX)
+        (said,) = [r for r in check.reasons if r.key.startswith("claims.reason.at_alpha")]
+        assert check.verdict == "unlikely" and said.key == "claims.reason.at_alpha_just_short"
+        assert str(said).startswith("At the acceptance you measured (α 0.850) the best is 1.477× (likely 1.26–1.75×), "
+                                    "just short of the claimed 1.480×")
+        met = claims.check_claim(chosen, claims.Claim(1.47, batch=64, gamma=1, alpha=0.85), GAMMA_MAX, BATCH_MAX)
+        assert [r.key for r in met.reasons if r.key.startswith("claims.reason.at_alpha")] == ["claims.reason.at_alpha"]
+
     def test_at_a_measured_acceptance_the_headline_says_how_far_it_gets(self):
         chosen = make_scenario()
         check = lambda alpha, batch=None: claims.check_claim(chosen, claims.Claim(2.0, batch=batch, alpha=alpha),
