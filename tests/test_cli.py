@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 
 from conftest import PRESETS, make_scenario, serving
-from specviz import calculator, cli, i18n, scenario, settings, workload
+from specviz import calculator, cli, i18n, regime, scenario, settings, workload
 from specviz.advice import claim_verdict, claims, commands, draft_length, evidence, slowdown
 from specviz.cli import common as cli_common, docs
 from specviz.cli.app import streamlit_argv
@@ -1886,6 +1886,17 @@ class TestClaimOfACalculatorLink:
 
 
 class TestCalcCommand:
+    def test_the_expert_tax_is_the_why_panels(self, capsys):
+        """An engineer's pass: the page's expert tax (1.15x the expert weights for DeepSeek-V3 + MTP on 8
+        B200s at batch 64) could not be checked from the command line."""
+        link = "gpu=B200&target=DeepSeek-V3&draft=mtp&precision=fp8&tp=8&context=4096"
+        row = json.loads(run(capsys, "calc", link)[1])
+        chosen = make_scenario(gpu="B200", target="DeepSeek-V3", draft="mtp", precision="fp8", tp="8", context="4096")
+        page = regime.expert_tax(chosen, 0.8, 4, 64, 4096, settings.get("SPECVIZ_BATCH_MAX"))
+        assert row["expert_tax"]["ratio"] == pytest.approx(page["ratio"]) and round(page["ratio"], 2) == 1.15
+        assert row["expert_tax"]["speedup"] == pytest.approx(row["speedup"]) and row["expert_tax"]["stops_at"] == 535
+        assert "expert_tax" not in json.loads(run(capsys, "calc", "")[1])  # a dense target has none
+
     def test_a_parameter_that_reads_nearly_as_a_scenario_s_is_refused_by_name(self, capsys):
         """A CLI pass: "gama=2&Batch=8" gave γ 4 and batch 64, the defaults, at exit 0 without a word. A
         page's own parameters (the open view, a claim's batch, the Deploy view's engine) still pass."""

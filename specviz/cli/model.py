@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from specviz import calculator, scenario, settings, workload
+from specviz import calculator, regime, scenario, settings, workload
 from specviz.advice import evidence
 from specviz.errors import Notice, shortened
 from specviz.model import architecture, dtypes, hf_config, roofline, simulate, spec, step
@@ -73,7 +73,7 @@ CALC_KEYS = ("gpu", "target", "draft", "engine", "precision", "weight_formats", 
              "draft_cost", "expected_tokens", "speedup", "baseline_tokens_per_s", "spec_tokens_per_s", "notices",
              "vocab_mismatch", "routing_overlap", "mtp_reuse", "prefill", "input_tokens", "output_tokens", "low", "high",
              "ideal_speedup", "knobs_off_preset", "fits", "max_batch", "max_batch_plain", "memory_need_gb",
-             "memory_usable_gb", "equal_memory", "published_here")
+             "memory_usable_gb", "equal_memory", "published_here", "expert_tax")
 
 
 def whole(row: dict[str, Any]) -> dict[str, Any]:
@@ -180,7 +180,18 @@ def calc_row(link: str, presets: scenario.Presets, target_config: Path | None = 
             row["equal_memory"] = {key: plain(value) for key, value in full.items()}
         if fit["fits"]:  # as the page's notes set them beside its figure
             row["published_here"] = published_here(chosen)
+    # The Why panel's expert tax, to be checked from here too (an engineer's pass: it could not be).
+    tax = regime.expert_tax(chosen, chosen.alpha, chosen.gamma, chosen.batch, chosen.context,
+                            settings.get("SPECVIZ_BATCH_MAX"))
+    if tax is not None and (fit is None or fit["fits"]):
+        row["expert_tax"] = {key: plain(tax[key]) for key in _TAX_KEYS}
     return whole(row)
+
+
+# The expert tax as calc gives it: the experts a layer a plain and a verify pass read, the ratio of
+# their expert weights, the speedup with and without the tax, and where each stops paying.
+_TAX_KEYS = ("experts", "per_token", "plain_experts", "verify_experts", "ratio", "speedup",
+             "speedup_untaxed", "stops_at", "stops_untaxed_at")
 
 
 def published_here(chosen: scenario.Scenario) -> list[dict[str, Any]]:
@@ -311,7 +322,10 @@ and plain, the GB each GPU needs and the engine takes); a batch that does not fi
 (null), as on the page. A draft of another vocabulary size than the target's is said as the sidebar
 says it (`vocab_mismatch`, both sizes). The speedups published for this very setup at the batch and
 γ, each with the model's figure and range at its acceptance length and whether it lies outside
-that range (`published_here`), as the page's notes give them. A value the page would replace by its
+that range (`published_here`), as the page's notes give them. For a mixture of experts, the Why
+panel's expert tax (`expert_tax`: the routed experts a layer a plain and a verify pass read, the
+ratio of their expert weights, the speedup with and without the tax and the batch where each stops
+paying, null where none). A value the page would replace by its
 default is an error here (exit 2, naming each), and so is a parameter that is no scenario's but reads
 nearly as one (`gama`, `Batch`: a typo the page would drop); a page's own parameters are ignored. As
 CSV or Markdown the row has every column whatever the scenario (those it has no value for empty).
