@@ -1756,6 +1756,12 @@ def command_shown(at: AppTest) -> str:
     return command.replace(" \\\n    ", " ")
 
 
+def switch_key(at: AppTest, model: str) -> str:
+    """The Live page's button that switches the sidebar to the served ``model`` (keyed by engine and model)."""
+    (key,) = [b.key for b in at.button if b.key.startswith("live_switch:") and b.key.endswith(f"/{model}")]
+    return key
+
+
 def explorer_app(view: str = "runs", **query: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in query.items():
@@ -2776,7 +2782,7 @@ class TestLivePage:
             # Nor a link to the calculator, which would price the sidebar's Qwen3-32B (an SRE's pass: 1.85x
             # beside a Llama 3.1 70B server, the verdict the page refuses).
             assert not at.get("page_link")
-            at.button(key="live_switch:replay:Qwen/Qwen3-235B-A22B").click().run()
+            at.button(key=switch_key(at, "replay:Qwen/Qwen3-235B-A22B")).click().run()
             assert not at.exception and at.sidebar.selectbox(key="target").value == "Qwen3-235B-A22B"
             assert "view=latency" in at.get("page_link")[0].proto.query_string  # the sidebar now serves it
             assert not [w for w in at.warning if "not the sidebar's" in w.value]
@@ -2794,7 +2800,7 @@ class TestLivePage:
             at = live_app(live_source="url", live_url=server.url)
             time.sleep(1.0)
             at.toggle(key="live_on").set_value(True).run()
-            at.button(key="live_switch:nvidia/DeepSeek-R1-0528-NVFP4").click().run()
+            at.button(key=switch_key(at, "nvidia/DeepSeek-R1-0528-NVFP4")).click().run()
             assert not at.exception and at.sidebar.selectbox(key="target").value == "DeepSeek-V3"
             assert at.session_state["serve_target_repo"] == "nvidia/DeepSeek-R1-0528-NVFP4"
             # The verdict's α is the MTP layer's at its trained position, the tile's one rate for all: said.
@@ -2826,7 +2832,7 @@ class TestLivePage:
             assert at.session_state["draft"] == "custom"
             time.sleep(1.0)
             at.toggle(key="live_on").set_value(True).run()
-            at.button(key="live_switch:deepseek-ai/DeepSeek-V3").click().run()
+            at.button(key=switch_key(at, "deepseek-ai/DeepSeek-V3")).click().run()
         assert not at.exception and at.session_state["target"] == "DeepSeek-V3" and at.session_state["draft"] == "mtp"
         assert not at.sidebar.error, [e.value for e in at.sidebar.error]
 
@@ -2843,7 +2849,7 @@ class TestLivePage:
             at = live_app(live_source="url", live_url=server.url)
             time.sleep(1.0)
             at.toggle(key="live_on").set_value(True).run()
-            at.button(key="live_switch:deepseek-ai/DeepSeek-V3").click().run()
+            at.button(key=switch_key(at, "deepseek-ai/DeepSeek-V3")).click().run()
             at.sidebar.slider(key="mtp_reuse").set_value(0.0).run()
         assert not at.exception and not at.error, [e.value for e in at.error]
         said = next(w.value for w in at.warning if w.value.startswith("**No verdict:** the server makes"))
@@ -3038,6 +3044,25 @@ class TestLivePage:
             time.sleep(1.1)
             at.run()
             assert at.expander[0].proto.expanded is True
+
+    def test_one_model_under_two_engines_prefixes_gets_a_panel_each(self):
+        """An attack pass: a scrape naming one model under vllm: and sglang: series had raised a duplicate
+        widget key on every poll ("Something went wrong"), the charts and Save never drawn."""
+        def body(n: int) -> str:
+            return (f'vllm:spec_decode_num_drafts_total{{model_name="m"}} {100 * n}\n'
+                    f'vllm:spec_decode_num_draft_tokens_total{{model_name="m"}} {300 * n}\n'
+                    f'vllm:spec_decode_num_accepted_tokens_total{{model_name="m"}} {200 * n}\n'
+                    'sglang:spec_accept_length{model_name="m"} 2.5\nsglang:spec_accept_rate{model_name="m"} 0.5\n')
+
+        with metrics_server(body) as url:
+            at = live_app(live_source="url", live_url=url)
+            at.toggle(key="live_on").set_value(True).run()
+            time.sleep(1.1)
+            at.run()
+            assert not at.exception and not [e.value for e in at.error if "went wrong" in e.value]
+            same = sorted(c.key for c in at.checkbox if c.key.startswith("live_same_model:"))
+            assert len(same) == 2 and same[0] != same[1] and all(k.endswith("/m") for k in same)
+            assert "live_save" in [b.key for b in at.button]
 
     def test_no_link_to_the_tail_where_the_sidebar_s_draft_cannot_make_the_server_s_tokens(self):
         """A DeepSeek-V3 server whose MTP layer's 3 drafts are all accepted makes 4.00 tokens a step, more

@@ -57,10 +57,12 @@ REPLICA_FORMATS = {"acceptance_rate": "%.3f", "alpha_iid": "%.3f", "acceptance_l
 _CALIBRATED = "live_calibrated"
 
 
-def verdict_scenario(view: LiveView, model_name: str) -> scenario.Scenario | None:
+def verdict_scenario(view: LiveView, model_name: str, engine: object) -> scenario.Scenario | None:
     """The sidebar's scenario where the server serves its target, else None, with a warning and the
     way to match them: a switch to the served model's preset, or the user's word that an unknown
-    name is the sidebar's model. The verdict is never computed for a model the server does not serve."""
+    name is the sidebar's model. The verdict is never computed for a model the server does not serve.
+    Its controls are keyed by ``engine`` and model: one scrape may name a model under two engines'
+    prefixes (an attack pass: vllm: and sglang: series of one model had raised a duplicate key)."""
     sidebar = st.session_state.get("scenario")
     if sidebar is None:
         return None
@@ -71,12 +73,12 @@ def verdict_scenario(view: LiveView, model_name: str) -> scenario.Scenario | Non
         st.warning(md("live.other_model", view.lang, served=model_name, target=sidebar.target.name))
         # Drawn in the polling fragment, whose click reruns only the fragment: the callback sets the
         # target, then the whole page reruns so that the sidebar and every figure follow it.
-        st.button(t("live.switch_target", view.lang, target=served), key=f"live_switch:{model_name}",
+        st.button(t("live.switch_target", view.lang, target=served), key=f"live_switch:{engine}/{model_name}",
                   on_click=whole_page_after, args=(switch_target, served, model_name))
         return None
     # Per source: another server of the same name (trtllm-serve names every model "undefined") is asked again.
     confirmed = st.checkbox(t("live.same_model", view.lang, target=sidebar.target.name),
-                            key=f"live_same_model:{view.source}:{model_name}", persist_state="session")
+                            key=f"live_same_model:{view.source}:{engine}/{model_name}", persist_state="session")
     if not confirmed:
         st.warning(md("live.unknown_model", view.lang, served=model_name or t("live.no_model_name", view.lang),
                       target=sidebar.target.name))
@@ -195,7 +197,7 @@ def show_figures(view: LiveView, figures: dict, absent: dict, notices: list[Noti
         st.caption(t("live.absent", view.lang, figures=", ".join(names), reason=reason))
     for notice in notices:
         st.caption(message(notice, view.lang))
-    served = verdict_scenario(view, model_name)
+    served = verdict_scenario(view, model_name, figures.get("engine"))
     measured = served.reuse_from_rates(conditional) if served is not None else None
     if measured is not None and measured != served.mtp_reuse:
         # The server's own MTP layer, as its positions show it: offered for the sidebar, where every
@@ -204,7 +206,7 @@ def show_figures(view: LiveView, figures: dict, absent: dict, notices: list[Noti
         line = st.container(horizontal=True, vertical_alignment="center")
         line.caption(t("live.reuse_measured", view.lang, reuse=measured, sidebar=served.mtp_reuse,
                        trained=served.mtp_reused_from - 1, target=served.target.name))
-        line.button(t("live.use_reuse", view.lang, reuse=measured), key=f"live_reuse:{model_name}",
+        line.button(t("live.use_reuse", view.lang, reuse=measured), key=f"live_reuse:{figures.get('engine')}/{model_name}",
                     on_click=whole_page_after, args=(set_mtp_reuse, measured))
     verdict = windows.paying_now(served, figures, settings.get("SPECVIZ_BATCH_MAX")) if served else None
     if verdict is not None:
