@@ -2544,6 +2544,21 @@ class TestExplorerPage:
         fitted = make_scenario(**{k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()})
         assert shown(at) == figures(fitted) and scenario.knobs_off_preset(fitted)
 
+    def test_a_run_no_fit_can_take_is_refused_by_name(self):
+        """An attack pass: a run of 1e300 tokens/s over a baseline of 140 broke "Calibrate the step model"
+        inside its callback ("This app has encountered an error"); the setting is refused, named."""
+        rows = ["label,target_model,gpu,engine,spec_method,num_speculative_tokens,concurrency,output_throughput,"
+                "acceptance_length"]
+        rows += [f"plain,Llama-3.1-8B,H100-SXM,vllm,,,{c},140," for c in (1, 8, 64)]
+        rows += [f"eagle,Llama-3.1-8B,H100-SXM,vllm,eagle,4,{c},{tput},3.4" for c, tput in ((1, 300), (8, 290), (64, 1e300))]
+        at = explorer_app("predicted")
+        upload(at, ("huge.csv", "\n".join(rows).encode(), "text/csv"))
+        at.button(key="fit_step").click()
+        at.run()
+        assert not at.exception
+        (refused,) = [w.value for w in at.warning if "could not be calibrated" in w.value or "cannot be fitted" in w.value]
+        assert "measured speedup of 7.14286e+297 cannot be fitted: it must be a finite number from 0.001 to 1000" in refused
+
     def test_after_a_calibration_the_runs_are_predicted_as_the_calculator_it_opens(self):
         """Calibrated, the table and the chart predict at the fitted costs and band, the calculator's
         figures for a run's α and batch, and say so."""

@@ -292,6 +292,22 @@ class TestFitSize:
         assert fit.weights.size > 0
 
 
+class TestPointBounds:
+    """An attack pass: a run of 1e300 tokens/s over a baseline of 140, or at concurrency 1e15, left no
+    draw whose costs could be fitted, and the fit failed inside ("zero-size array to reduction")."""
+
+    @pytest.mark.parametrize("batch, speedup, said", [
+        ([1, 8, 1e15], [1.9, 1.8, 1.5], "a point's batch of 1e+15 cannot be fitted"),
+        ([1, 8, 64], [1.9, 1.8, 1e300], "a point's measured speedup of 1e+300 cannot be fitted"),
+        ([1, 8, 64], [1.9, 1.8, float("nan")], "a point's measured speedup of nan cannot be fitted"),
+        ([1, 8, 64], [1.9, 1.8, 0.0], "a point's measured speedup of 0 cannot be fitted")])
+    def test_a_value_no_fit_can_take_is_refused_by_name(self, batch, speedup, said):
+        with pytest.raises(InputError) as refused:
+            calibration.calibrate(H100, LLAMA8, step.Draft("eagle"), ENGINES["vllm-v1"], batch=batch, gamma=4,
+                                  context=1024, measured_speedup=speedup, acceptance_length=3.4)
+        assert refused.value.key == "calibration.bad_point" and str(refused.value).startswith(said)
+
+
 class TestCalibrateOnStepTimes:
     def step_times(self, batch):
         return step.step(H100, LLAMA8, step.Draft("eagle"), batch=batch, gamma=3, context=512, acceptance_length=2.9,

@@ -20,6 +20,7 @@ NOT_KEYS = (".py", ".json", ".csv", ".prom", ".duckdb", ".txt")
 # templates of values only, and the terms a Vietnamese ML engineer reads in English (batch, engine,
 # draft, replica, roofline, TTFT). Any other English left in vi.json is an untranslated string.
 SAME_IN_VIETNAMESE = {
+    "calibration.name.batch", "calibration.name.gamma", "calibration.name.context",  # terms the sidebar keeps
     "claims.sentence_placeholder",  # an English slide's sentence, as a user pastes one
     "side.gpu", "command.quantizers.amd", "side.preset_value", "side.draft", "side.draft.eagle3", "side.draft.eagle", "side.engine",
     "side.precision.bf16", "side.language", "calc.off_preset_knob", "calc.tab.heatmap",

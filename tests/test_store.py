@@ -356,7 +356,7 @@ class TestCsvImport:
             assert db.runs()[["num_speculative_tokens", "output_throughput", "mean_tpot_ms"]].isna().sum().tolist() == [1, 1, 1]
             assert str(next(w for w in result.warnings if w.params.get("column") == "output_throughput")) == (
                 "'output_throughput' (mapped to output_throughput): numbers it cannot hold (below 0, not finite, "
-                "or not whole for a count) were left empty: 1, such as '-139.8'")
+                "not whole for a count, or more requests at once than 10,000,000) were left empty: 1, such as '-139.8'")
 
     @pytest.mark.parametrize("data", [b"concurrency,tput\n4,100\n8,\n", b"concurrency,tput\n4,\"1,100\"\n"],
                              ids=["numbers and an empty cell", "thousands separators"])
@@ -795,6 +795,25 @@ class TestAiperfRunStoredTwice:
         doc["request_throughput"]["avg"] *= 2
         other = db.import_file("other.json", json.dumps(doc).encode())
         assert (other.status, other.runs, other.warnings) == ("imported", 1, []) and len(db.runs()) == 2
+
+
+class TestConcurrencyBound:
+    """An attack pass: a concurrency of 1e23 had wrapped to a negative batch in the measured schedule,
+    and 1e15 had broken the step model's calibration; past CONCURRENCY_MOST it is no load a client ran."""
+
+    def test_a_csv_s_and_a_json_file_s_concurrency_past_the_bound_is_left_out_and_said(self, db):
+        rows = "label,concurrency,output_throughput\na,8,100\nb,1e15,100\nc,10000000,100\n"
+        result = db.import_file("huge.csv", rows.encode())
+        assert db.runs().set_index("label")["concurrency"].to_dict() == pytest.approx({"a": 8.0, "b": math.nan, "c": 1e7},
+                                                                                       nan_ok=True)
+        assert any(w.key == "warn.csv_out_of_range" and w.params["field"] == "concurrency" for w in result.warnings)
+        doc = json.loads((SAMPLES / "vllm_0.25_bench_serve_specdecode.json").read_bytes())
+        doc["max_concurrency"] = 1e23
+        result = db.import_file("huge.json", json.dumps(doc).encode())
+        assert [str(w) for w in result.warnings if w.key == "warn.rejected.concurrency"] == [
+            "'max_concurrency' = '1e+23' is no number of requests at once a benchmark ran (at most 10,000,000); kept in "
+            "extra only"]
+        assert pd.isna(db.runs().set_index("source_file").at["huge.json", "concurrency"])
 
 
 class TestStatedSpeculation:

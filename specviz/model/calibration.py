@@ -45,7 +45,7 @@ from typing import Any, Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
-from specviz.errors import InputError
+from specviz.errors import InputError, Notice
 from specviz.i18n import PresetText
 
 from . import architecture, dtypes, roofline, step
@@ -309,6 +309,24 @@ def _cells_per_point(measured_acceptance: bool) -> int:
     return _DRAWS * (1 if measured_acceptance else _E_STEPS)
 
 
+# What a point may say: a batch of at most this many sequences (no server runs more at once, and
+# 1e15 had left no draw whose costs could be fitted), and a speedup or step time within these bounds
+# (1e300 tokens/s over a baseline of 140 is no measurement).
+_POINT_BOUNDS = {"batch": (1.0, 1e7), "gamma": (1.0, 1e3), "context": (0.0, 1e8), "measured_speedup": (1e-3, 1e3),
+                 "measured_step_s": (1e-6, 1e4)}
+
+
+def _check_points(b: np.ndarray, g: np.ndarray, ctx: np.ndarray, s: np.ndarray, measure: str) -> None:
+    """Refuse the first of the points' values that is not finite or lies outside :data:`_POINT_BOUNDS`,
+    naming it, before any draw is priced: a fit of such a point found no costs and failed inside."""
+    for name, values in (("batch", b), ("gamma", g), ("context", ctx), (measure, s)):
+        low, high = _POINT_BOUNDS[name]
+        bad = ~(np.isfinite(values) & (values >= low) & (values <= high))
+        if bad.any():
+            raise InputError("calibration.bad_point", name=Notice(f"calibration.name.{name}"), value=float(values[bad][0]),
+                             low=low, high=high)
+
+
 def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, engine: Engine, *,
               batch: ArrayLike, gamma: ArrayLike, context: ArrayLike, measured_speedup: ArrayLike | None = None,
               measured_step_s: ArrayLike | None = None, acceptance_length: ArrayLike | None = None,
@@ -356,7 +374,8 @@ def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, 
     ------
     InputError
         ``calibration.one_measure``, ``calibration.needs_lengths``, ``calibration.two_points``,
-        ``calibration.one_setting`` (every point at one batch, γ and context), or
+        ``calibration.one_setting`` (every point at one batch, γ and context),
+        ``calibration.bad_point`` (a value not finite or out of :data:`_POINT_BOUNDS`), or
         ``calibration.too_large`` past :data:`MAX_FIT_CELLS` (sized before anything is computed).
     """
     if (measured_speedup is None) == (measured_step_s is None):
@@ -367,6 +386,7 @@ def calibrate(gpu: roofline.GPU, target: architecture.Model, draft: step.Draft, 
     b, g, ctx, s = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (batch, gamma, context, measured))
     if b.size < 2:
         raise InputError("calibration.two_points")
+    _check_points(b, g, ctx, s, "measured_speedup" if measured_step_s is None else "measured_step_s")
     # Repeats of one setting measure its noise, not how the costs grow with the batch: their
     # equations (above) are one line apart by noise, and the two costs fitted to them anything.
     if np.unique(np.stack(np.broadcast_arrays(b, g, ctx)), axis=1).shape[1] < 2:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 __all__ = ["LATENCY_METRICS", "STATISTICS", "RUN_COLUMNS", "REQUEST_COLUMNS",
            "TEXT_COLUMNS", "INTEGER_COLUMNS", "SNAPSHOT_COLUMNS", "WINDOW_FIGURES", "WINDOW_COLUMNS", "MIGRATIONS",
-           "SCHEMA_VERSION", "ORIGINS", "LIVE_FORMAT", "STATED_METHODS"]
+           "SCHEMA_VERSION", "ORIGINS", "LIVE_FORMAT", "STATED_METHODS", "CONCURRENCY_MOST"]
 
 LATENCY_METRICS = ("ttft", "itl", "tpot", "e2el")
 STATISTICS = ("mean", "p50", "p90", "p99")
@@ -81,6 +81,10 @@ ORIGINS = ("user", "example")
 """``imports.origin``: a user's file, or one of the examples shipped in ``data/examples``."""
 LIVE_FORMAT = "live"
 """``runs.source_format`` of a run saved from recorded live windows (:meth:`specviz.results.store.Store.save_live_run`)."""
+CONCURRENCY_MOST = 10**7
+"""The most requests at once a stored run may name (``concurrency``): past it a figure is no load a
+benchmark client ran (an attack pass: 1e23 had wrapped to a negative batch in the measured
+schedule, and 1e15 had broken the step model's calibration), and is kept in ``extra`` only."""
 STATED_METHODS = ("none", "eagle3", "eagle", "mtp", "draft_model", "ngram", "suffix", "medusa")
 """What a user may state a file's runs ran where the file says nothing of speculation
 (:meth:`specviz.results.store.Store.state_speculation`): ``none`` for plain decoding, else vLLM's

@@ -27,7 +27,7 @@ import pandas as pd
 from specviz import settings
 from specviz.i18n import whole_characters
 from specviz.errors import Notice, SpecvizError, out_of_room
-from specviz.results.schema import INTEGER_COLUMNS, RUN_COLUMNS, TEXT_COLUMNS
+from specviz.results.schema import CONCURRENCY_MOST, INTEGER_COLUMNS, RUN_COLUMNS, TEXT_COLUMNS
 
 if TYPE_CHECKING:  # a format reads a source, which is made in .source (which imports this module)
     from .source import Source
@@ -348,6 +348,8 @@ class RunBuilder:
             self._reject(source, value, "negative")
         elif column in INTEGER_COLUMNS and (amount != int(amount) or amount >= _INTEGER_MOST.get(column, _MAX_EXACT_INT)):
             self._reject(source, value, "whole")
+        elif column == "concurrency" and amount > CONCURRENCY_MOST:
+            self._reject(source, value, "concurrency")
         elif column in ("acceptance_rate", "zero_accept_rate") and amount > 1:
             # Said in the file's own unit: vLLM and AIPerf write the rate in percent.
             self._reject(source, value, "percentage" if scale == PERCENT else "fraction")

@@ -19,7 +19,7 @@ from specviz.results import importers
 from specviz.results.importers import user_csv
 from specviz.results.importers.base import IngestError, check_run_count, disagreements, preview
 from specviz.results.importers.source import byte_lines, occurrences
-from specviz.results.schema import REQUEST_COLUMNS, RUN_COLUMNS
+from specviz.results.schema import CONCURRENCY_MOST, REQUEST_COLUMNS, RUN_COLUMNS
 from specviz.results.synthetic import mark_synthetic
 
 from .connection import hub_cursor, quote_identifier, sql_literal
@@ -244,7 +244,8 @@ def import_csv(cur: duckdb.DuckDBPyConnection, source: importers.Source, content
         if target in ("INTEGER", "BIGINT"):  # whole numbers that fit, else NULL
             return f"CASE WHEN {number} >= 0 AND {number} = floor({number}) THEN TRY_CAST({number} AS {target}) END"
         finite = "" if canonical == "request_rate" else f" AND isfinite({number})"  # as the JSON parsers
-        return f"CASE WHEN {number} >= 0{finite} THEN {number} END"
+        most = f" AND {number} <= {CONCURRENCY_MOST}" if canonical == "concurrency" else ""
+        return f"CASE WHEN {number} >= 0{finite}{most} THEN {number} END"
 
     text_chars, value_chars = settings.get("SPECVIZ_STORED_TEXT_CHARS"), settings.get("SPECVIZ_STORED_VALUE_CHARS")
     kinds = dict(reading.columns)
