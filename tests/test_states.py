@@ -513,6 +513,17 @@ class TestSpecDecodeStates:
         # p50: rank 50 in (0.01, 0.02], 40 of its 50 → 0.018; p99: rank 99 in (0.05, +Inf] → 0.05.
         assert state.itl_p50 == pytest.approx(0.018) and state.itl_p99 == 0.05
 
+    def test_a_figure_past_what_a_server_makes_is_left_out_with_why(self):
+        """An attack pass: 1e308 running requests read as a 309-digit tile, and finished requests of 1e300
+        prompt tokens each as "Mean context inf"."""
+        labels = 'engine="0",model_name="m"'
+        extra = "\n".join([f"vllm:num_requests_running{{{labels}}} 1e308", f"vllm:num_requests_waiting{{{labels}}} 3",
+                           finished_requests(1, 10**300, 100)])
+        state = one(vllm_exposition(10, 30, 12, [6, 4, 2], extra=extra))
+        assert (state.running_requests, state.waiting_requests, state.mean_context) == (None, 3, None)
+        assert state.absent["running_requests"].key == state.absent["mean_context"].key == "prom.absent.implausible"
+        assert str(state.absent["running_requests"]).startswith("This scrape gives 1e+308, more than any server makes")
+
     def test_every_reason_renders(self):
         states = [one(prom_fixture(name)) for name in ("vllm_v0_composed.prom", "llamacpp_spec_composed.prom")]
         for state in states:

@@ -414,6 +414,10 @@ def _state(key: tuple, roles: dict, counter_reset: bool, current: Snapshot, prev
         notices.append(Notice("prom.notice.summed", labels=", ".join(summed)))
     if counter_reset:
         notices.append(Notice("prom.notice.counter_reset"))
+    running, waiting, throughput, prompt, output, context = (
+        _plausible(value, name, absent) for value, name in (
+            (running, "running_requests"), (waiting, "waiting_requests"), (throughput, "generation_throughput"),
+            (prompt, "mean_prompt_tokens"), (output, "mean_output_tokens"), (context, "mean_context")))
 
     return SpecDecodeState(
         engine=engine, model_name=model_name, labels=dict(zip(split_by, split_values)), window=window,
@@ -456,6 +460,20 @@ def _finished_means(roles: dict, engine: str, absent: dict[str, Notice]
     reason = _not_exported(engine, missing) if missing else Notice("prom.absent.no_finished_requests")
     absent.update(dict.fromkeys(names, reason))
     return None, None, None
+
+
+# The most a server's figure can be: past it a scrape is no server's (an attack pass: 1e308 running
+# requests shown as a 309-digit tile, a histogram's 1e300 over 1e-300 as "Mean context inf").
+_MOST = {"running_requests": 1e7, "waiting_requests": 1e7, "generation_throughput": 1e9, "mean_prompt_tokens": 1e8,
+         "mean_output_tokens": 1e8, "mean_context": 1e8}
+
+
+def _plausible(value: float | None, name: str, absent: dict[str, Notice]) -> float | None:
+    """``value``, or None with its reason in ``absent`` where it is not finite or past :data:`_MOST`."""
+    if value is None or (math.isfinite(value) and value <= _MOST[name]):
+        return value
+    absent[name] = Notice("prom.absent.implausible", value=value, most=_MOST[name])
+    return None
 
 
 def _from_gauge(gauges: dict[str, float | None], name: str, role: str, absent: dict[str, Notice]) -> float | None:
