@@ -173,6 +173,8 @@ class TestHostileConfigs:
         (QWEN3_MOE, "num_experts", 10**6, "between 0 and 4,096"),
         (QWEN3_MOE, "num_experts_per_tok", 129, "between 1 and 128 (num_local_experts, num_experts or n_routed_experts)"),
         (QWEN3_MOE, "num_experts_per_tok", 0, "between 1 and 128"),
+        # An expert count of 0 beside experts per token: refused, where it had read as a dense model.
+        (QWEN3_MOE, "num_experts", 0, "'num_experts' must be a whole number between 1 and 4,096, got 0"),
         (QWEN3_MOE, "moe_intermediate_size", 2**21, "between 1 and 1,048,576"),
         (QWEN3_MOE, "shared_expert_intermediate_size", -1, "between 0 and 1,048,576"),
         (QWEN3_MOE, "decoder_sparse_step", 0, "between 1 and 48 (num_hidden_layers)"),

@@ -186,6 +186,10 @@ def _per_layer_problem(value: Any, allowed: tuple[Any, ...], layers: int, empty_
     return None
 
 
+# The fields that name the routed experts per MoE layer (:func:`routed_experts`).
+_EXPERT_COUNTS = ("num_local_experts", "num_experts", "n_routed_experts")
+
+
 def routed_experts(values: Mapping[str, Any]) -> int:
     """Routed experts per MoE layer: Mixtral and gpt-oss name the field num_local_experts,
     Qwen-MoE num_experts, DeepSeek n_routed_experts."""
@@ -198,7 +202,13 @@ def _bound(limit: ConfigLimit, checked: Mapping[str, Any]) -> tuple[int | None, 
     if not isinstance(limit.high, str):
         return limit.high, f"{limit.high:,}"
     if limit.high == "experts":
+        # An expert count given as 0 bounds too: Mixtral's num_local_experts 0 beside num_experts_per_tok 2
+        # had read as a dense model, without a word (an attack pass).
+        given = [key for key in _EXPERT_COUNTS if checked.get(key) is not None]
         high, label = routed_experts(checked), Notice("hf_config.field.experts")
+        if given and high == 0:  # the expert count is named, as DeepSeek's n_routed_experts of 0 is
+            raise InputError("hf_config.count", field=given[0], low=1, bound=f"{CONFIG_LIMITS[given[0]].high:,}",
+                             value=describe(0))
     else:
         high, label = checked.get(limit.high), limit.high
     if not high:
