@@ -524,6 +524,15 @@ class TestSpecDecodeStates:
         assert state.absent["running_requests"].key == state.absent["mean_context"].key == "prom.absent.implausible"
         assert str(state.absent["running_requests"]).startswith("This scrape gives 1e+308, more than any server makes")
 
+    def test_an_engine_s_gauge_outside_what_it_can_hold_is_left_out_with_why(self):
+        """An attack pass: SGLang's spec_accept_rate 1.5 and spec_accept_length 0.2 were shown as such."""
+        state = one('sglang:spec_accept_rate{model_name="m"} 1.5\nsglang:spec_accept_length{model_name="m"} 0.2\n')
+        assert (state.acceptance_rate, state.acceptance_length) == (None, None)
+        assert state.absent["acceptance_rate"].key == state.absent["acceptance_length"].key == "prom.absent.gauge_out_of_range"
+        assert str(state.absent["acceptance_rate"]).startswith("sglang:spec_accept_rate reads 1.5 in this scrape")
+        fine = one('sglang:spec_accept_rate{model_name="m"} 0.5\nsglang:spec_accept_length{model_name="m"} 2.5\n')
+        assert (fine.acceptance_rate, fine.acceptance_length) == (0.5, 2.5)
+
     def test_every_reason_renders(self):
         states = [one(prom_fixture(name)) for name in ("vllm_v0_composed.prom", "llamacpp_spec_composed.prom")]
         for state in states:

@@ -549,10 +549,22 @@ def _gauge(roles: dict, role: str, engine: str, absent: dict[str, Notice]) -> fl
         return None
     values = sorted({v for _, v in roles[role]})
     if len(values) > 1:
-        absent[role] = Notice("prom.absent.gauges_disagree", metric=role,
+        absent[role] = Notice("prom.absent.gauges_disagree", metric=metric_name(engine, role),
                               values=", ".join(f"{v:.4g}" for v in values))
         return None
+    low, high = _GAUGE_RANGES.get(role, (0.0, math.inf))
+    if not low <= values[0] <= high:
+        absent[role] = Notice("prom.absent.gauge_out_of_range", metric=metric_name(engine, role), value=values[0],
+                              low=low, high=high)
+        return None
     return values[0]
+
+
+# What an engine's ratio gauge can hold: a rate is a share of the drafted tokens, a length counts the
+# token a step emits anyway (an attack pass: SGLang's spec_accept_rate 1.5 and spec_accept_length 0.2
+# had been shown as such, where impossible vLLM counters are said).
+_GAUGE_RANGES = {"reported_acceptance_rate": (0.0, 1.0),
+                 "reported_acceptance_length": (1.0, 1.0 + MOST_TOKENS_PER_DRAFT)}
 
 
 def _alpha_solvable(length: float, gamma: float, absent: dict[str, Notice]) -> bool:
