@@ -296,9 +296,10 @@ class TestReadSentence:
         assert (reading.context, reading.context_beyond) == (None, 1024 ** 2) and "context" not in reading.unstated
 
     @pytest.mark.parametrize("text, beyond", [("2x with 99 draft tokens", 99), ("2x, num_speculative_tokens=17", 17),
-                                              ("2x with γ=0", 0), ("2x with 5 draft tokens", None)])
+                                              ("2x with γ=0", 0), ("2x with 5 draft tokens", None),
+                                              ("3x with gamma 100000", 100000)])
     def test_a_draft_length_outside_the_weighed_ones_is_said_not_dropped(self, text, beyond):
-        """An attack pass: "num_speculative_tokens=17" and "γ=0" were left out without a word."""
+        """An attack pass: "num_speculative_tokens=17", "γ=0" and "gamma 100000" were left out without a word."""
         reading = claim_sentence.read_sentence(text, PRESETS)
         assert reading.gamma_beyond == beyond and (reading.gamma is None) == (beyond is not None)
 

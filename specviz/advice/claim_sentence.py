@@ -62,16 +62,17 @@ _SAME_SPEED = re.compile(r"(?:same|equal)\s+(?:per[\s-]user\s+)?(?:interactivity
 
 # The draft length a sentence names: "5 draft tokens", "3 speculative tokens", "a 4-token draft",
 # "drafting 3 tokens", "2 MTP steps", "MTP 2 steps", "γ=5", "gamma 4", "draft length 4", "num_speculative_tokens=3",
-# "K=3" (the vLLM blog's), "5 token nháp", "độ dài nháp 4".
-_GAMMA = re.compile(r"(?<![\w.])(?P<count>\d{1,3})(?:\s+|-)(?:draft(?:ed)?|speculative|speculated|lookahead|mtp)"
+# "K=3" (the vLLM blog's), "5 token nháp", "độ dài nháp 4"; up to nine digits, so that one past
+# SPECVIZ_GAMMA_MAX is said to be left out ("gamma 100000" had been passed over without a word).
+_GAMMA = re.compile(r"(?<![\w.])(?P<count>\d{1,9})(?:\s+|-)(?:draft(?:ed)?|speculative|speculated|lookahead|mtp)"
                     r"(?:\s+|-)(?:tokens?|steps?)\b"
-                    r"|(?<![\w.])(?P<drafts>\d{1,3})-token\s+drafts?\b"
-                    r"|\b(?:mtp|draft)\s+(?P<steps>\d{1,3})\s+(?:steps?|tokens?)\b"
-                    r"|\b(?:draft(?:ing|s)?|speculat\w*)\s+(?P<tokens>\d{1,3})\s+tokens?\b"
+                    r"|(?<![\w.])(?P<drafts>\d{1,9})-token\s+drafts?\b"
+                    r"|\b(?:mtp|draft)\s+(?P<steps>\d{1,9})\s+(?:steps?|tokens?)\b"
+                    r"|\b(?:draft(?:ing|s)?|speculat\w*)\s+(?P<tokens>\d{1,9})\s+tokens?\b"
                     r"|(?:γ|\bgamma\b|\bdraft[\s_-]length\b|\bnum_speculative_tokens\b|\bnum[\s_-]draft[\s_-]tokens\b"
-                    r"|\bspeculative[\s_-]tokens\b|(?<![\w-])(?-i:K)\b(?=\s*=))\s*(?:of\s+)?[=:]?\s*(?P<named>\d{1,3})\b"
-                    r"|(?<![\w.])(?P<vi>\d{1,3})\s+token\s+(?:nháp|draft)\b"
-                    r"|\bđộ\s+dài\s+(?:nháp|draft)\s*(?:γ\s*)?[=:]?\s*(?P<vi_named>\d{1,3})\b",
+                    r"|\bspeculative[\s_-]tokens\b|(?<![\w-])(?-i:K)\b(?=\s*=))\s*(?:of\s+)?[=:]?\s*(?P<named>\d{1,9})\b"
+                    r"|(?<![\w.])(?P<vi>\d{1,9})\s+token\s+(?:nháp|draft)\b"
+                    r"|\bđộ\s+dài\s+(?:nháp|draft)\s*(?:γ\s*)?[=:]?\s*(?P<vi_named>\d{1,9})\b",
                     re.IGNORECASE)
 # The weights' format a sentence names → the sidebar's precision (:data:`specviz.model.dtypes.PRECISIONS`);
 # FP4 alone is NVIDIA's NVFP4 (as :data:`specviz.model.dtypes.WEIGHT_NAMES` reads it), and FP8 is the
