@@ -250,3 +250,34 @@ class TestHostileResponses:
     def test_never_crashes(self, specs):
         data = "".join(json.dumps({"model": "m", "metrics": {"speculative_decoding": s}}) + "\n" for s in specs)
         parses_or_refuses("r.jsonl", data.encode())
+
+
+class TestPerRequestArraysAreChecked:
+    """An attack pass: ``ttfts: "abc"`` gave no per-request rows, ``input_lens`` of {"a": 1} none of its
+    values, negative lengths were emptied and an output of 1e308 tokens stored, each without a word."""
+
+    FIXTURE = ROOT / "tests" / "fixtures" / "vllm_bench_spec_decode.json"
+
+    def parsed(self, **arrays: object) -> importers.Parsed:
+        doc = {**json.loads(self.FIXTURE.read_bytes()), **arrays}
+        return importers.parse("detailed.json", json.dumps(doc).encode())
+
+    def test_the_fixture_s_arrays_are_read_without_a_word(self):
+        parsed = self.parsed()
+        assert len(parsed.requests) == 3 and not [w for w in parsed.warnings if w.key.startswith("warn.request_")]
+
+    def test_an_array_that_is_no_list_is_said(self):
+        parsed = self.parsed(ttfts="abc", input_lens={"a": 1})
+        assert parsed.requests.empty
+        assert [str(w) for w in parsed.warnings if w.key == "warn.request_not_list"] == [
+            "ttfts is not a list of per-request values ('abc'): none of its values were read (for ttfts, no per-request row)",
+            "input_lens is not a list of per-request values (\"{'a': 1}\"): none of its values were read (for ttfts, no "
+            "per-request row)"]
+
+    def test_values_no_request_has_are_left_empty_and_said(self):
+        parsed = self.parsed(input_lens=[-5, 100, "x"], output_lens=[1e308, 20, 30])
+        assert parsed.requests["input_tokens"].isna().tolist() == [True, False, True]
+        assert parsed.requests["output_tokens"].isna().tolist() == [True, False, False]
+        assert [str(w) for w in parsed.warnings if w.key == "warn.request_values_dropped"] == [
+            "input_lens: 2 per-request values that are no finite number from 0 (or past 100,000,000 tokens) were left empty",
+            "output_lens: 1 per-request value that is no finite number from 0 (or past 100,000,000 tokens) was left empty"]

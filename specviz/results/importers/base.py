@@ -422,12 +422,14 @@ def floats(arrays: list[Any], scale: float = 1.0) -> np.ndarray:
     return numbers
 
 
-def request_column(values: Any, n: int, scale: float = 1.0) -> np.ndarray:
-    """``n`` per-request values from a JSON array (NaN past its end, or for all if it is none)."""
+def request_column(values: Any, n: int, scale: float = 1.0, most: float = math.inf) -> np.ndarray:
+    """``n`` per-request values from a JSON array (NaN past its end, or for all if it is none), NaN
+    too where a value is past ``most``."""
     column = np.full(n, np.nan)
     if isinstance(values, list):
         head = values[:n]
         column[:len(head)] = floats([head], scale)
+    column[column > most] = np.nan
     return column
 
 

@@ -32,7 +32,8 @@ import pandas as pd
 
 from specviz.errors import Notice
 
-from .base import PERCENT, STATISTIC_PREFIXES, Format, IngestError, Parsed, RunBuilder, floats, number, request_column
+from .base import (PERCENT, STATISTIC_PREFIXES, Format, IngestError, Parsed, RunBuilder, floats, number, preview,
+                   request_column)
 from .source import Source
 
 __all__ = ["FORMAT", "ENGINES", "engine_of", "sweep_settings"]
@@ -146,8 +147,33 @@ def _requests(obj: dict[str, Any], run_index: int) -> pd.DataFrame | None:
                                                    / np.add.reduceat(valid, starts, dtype=np.int64))
     itl_ms[~np.isfinite(itl_ms)] = np.nan
     return pd.DataFrame({"run_index": np.full(n, run_index), "ttft_ms": request_column(ttfts, n, 1e3),
-                         "itl_ms": itl_ms, "input_tokens": request_column(obj.get("input_lens"), n),
-                         "output_tokens": request_column(obj.get("output_lens"), n)})
+                         "itl_ms": itl_ms, "input_tokens": request_column(obj.get("input_lens"), n, most=_TOKENS_MOST),
+                         "output_tokens": request_column(obj.get("output_lens"), n, most=_TOKENS_MOST)})
+
+
+# The most tokens a request's prompt or output may have (an attack pass: output_lens of 1e308 was stored).
+_TOKENS_MOST = 1e8
+_UNREAD = ("warn.request_not_list", "warn.request_values_dropped")
+# The per-request arrays read into a column each.
+_REQUEST_ARRAYS = {"ttfts": "ttft_ms", "input_lens": "input_tokens", "output_lens": "output_tokens"}
+
+
+def _warn_unread(obj: dict[str, Any], frame: pd.DataFrame | None, warnings: list[Notice]) -> None:
+    """A warning, once per file and array, where a per-request array is no list (its requests have
+    none of its values; for ``ttfts``, no per-request row is read) or holds values that are no finite
+    number from 0 (to :data:`_TOKENS_MOST` for a count of tokens), left empty: an attack pass had
+    found ``ttfts: "abc"`` giving no rows, and negative ``input_lens`` emptied, without a word. A
+    missing or negative TTFT (vLLM's -1 for a failed request) is ``warn.ttft_missing``'s."""
+    for key, column in _REQUEST_ARRAYS.items():
+        values = obj.get(key)
+        if values is None or any(w.params.get("field") == key for w in warnings if w.key in _UNREAD):
+            continue
+        if not isinstance(values, list):
+            warnings.append(Notice("warn.request_not_list", field=key, value=repr(preview(values))))
+        elif frame is not None and key != "ttfts":  # a failed request's -1 is warn.ttft_missing's
+            given = sum(value is not None for value in values[:len(frame)])
+            if dropped := given - int(frame[column].notna().sum()):
+                warnings.append(Notice("warn.request_values_dropped", field=key, count=dropped))
 
 
 def sniff(source: Source) -> float:
@@ -184,6 +210,7 @@ def parse(source: Source) -> Parsed:
             raise IngestError("ingest.record_shape", source.name, record=index + 1, format="vllm-bench")
         runs.append(_run(obj, sweep, warnings))
         frame = _requests(obj, index)
+        _warn_unread(obj, frame, warnings)
         if frame is not None:
             frames.append(frame)
             _warn_uneven(obj, len(frame), warnings)
