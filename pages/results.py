@@ -200,11 +200,15 @@ def offer_speculation_statement() -> None:
     unstated_note()
     line = st.container(horizontal=True, vertical_alignment="bottom")
 
+    # Files of one name (AIPerf's profile_export_aiperf.json) told apart by the import's id, as for removal.
+    repeated = files["source_file"].duplicated(keep=False)
+
     def option(h: str) -> str:
         said = (t("exp.state_said", lang, setting=setting_words(files.at[h, "method"], files.at[h, "gamma"]))
                 if files.at[h, "stated"] else t("exp.state_unsaid", lang))
-        return t("exp.state_option", lang, file=visible(files.at[h, "source_file"]),
-                 runs=int(files.at[h, "unstated"] + files.at[h, "stated"]), said=said)
+        name = visible(files.at[h, "source_file"]) + (f" · {h[:12]}" if repeated[h] else "")
+        return t("exp.state_option", lang, file=name, runs=int(files.at[h, "unstated"] + files.at[h, "stated"]),
+                 said=said)
 
     chosen = line.selectbox(t("exp.state_file", lang), files.index, index=None, key="state_file", width=420,
                             placeholder=t("exp.remove_import_placeholder", lang), help=t("exp.state_file_help", lang),

@@ -485,6 +485,8 @@ class TestStoreCommands:
         (tmp_path / "eagle3.json").write_text(json.dumps(doc))
         code, out, err = run(capsys, "ingest", str(tmp_path / "eagle3.json"), "--db", db, "--spec-method", "eagle3")
         assert (code, out) == (2, "") and "--num-speculative-tokens" in err and not (tmp_path / "c.duckdb").exists()
+        code, out, err = run(capsys, "ingest", str(tmp_path / "eagle3.json"), "--db", db, "--num-speculative-tokens", "3")
+        assert (code, out) == (2, "") and "needs --spec-method" in err and not (tmp_path / "c.duckdb").exists()
         code, out, _ = run(capsys, "ingest", str(plain), "--db", db)
         assert code == 0 and "stated_runs" not in json.loads(out)["imported"][0]
         code, out, _ = run(capsys, "ingest", str(tmp_path / "eagle3.json"), str(SAMPLES / "vllm_0.25_bench_serve_specdecode.json"),
@@ -493,6 +495,10 @@ class TestStoreCommands:
         runs = Store(db).runs()
         (pair,) = explorer.pair_with_baselines(explorer.with_view_columns(runs)).itertuples()
         assert pair.measured_speedup == pytest.approx(1.5) and pair.spec_method == "eagle3"
+        # A copy of a run stored from another file: nothing of it is stated, and it says where to.
+        copy = SAMPLES / "2026" / "aiperf_0.10" / "profile_export_aiperf.json"
+        (skipped,) = json.loads(run(capsys, "ingest", str(copy), "--db", db, "--spec-method", "none")[1])["skipped"]
+        assert skipped["stated_runs"] == 0 and f"its runs are stored from {plain}" in skipped["warnings"][-1]
         vllm = runs.set_index("source_format").loc["vllm-bench"]  # the file's own γ 3, no method
         assert pd.isna(vllm["spec_method"]) and vllm["num_speculative_tokens"] == 3 and pd.isna(vllm["speculation_by_user"])
 
@@ -625,6 +631,7 @@ class TestStoreCommands:
         rows = json.loads(out)
         assert rows[0]["source_file"] == str(SAMPLES / "llmperf_Yi-1-5-34B_550_150_summary.json")
         assert rows[0]["concurrency"] == 16 and rows[0]["mean_ttft_ms"] == pytest.approx(6056.374991535766)
+        assert rows[0]["origin"] == "user"  # told from the shipped examples, as the console's runs are
         _, out, _ = run(capsys, "runs", "--db", db, "--format", "csv")
         assert list(csv.DictReader(io.StringIO(out)))[0]["source_format"] == "llmperf"
 

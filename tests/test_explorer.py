@@ -340,6 +340,18 @@ class TestIsSpeculative:
         assert explorer.is_speculative(runs_frame([run])).iloc[0]
 
 
+class TestPairWithBaselinesNeedsASetting:
+    def test_runs_that_name_neither_model_nor_load_pair_with_none(self):
+        """An analyst's pass: genai-perf's and inference-perf's runs, unrelated and naming neither a model
+        nor a load, had paired at 71x once one was stated speculative."""
+        runs = runs_frame([{"output_throughput": 3.67}, {"output_throughput": 261.25, "spec_method": "eagle3",
+                                                         "num_speculative_tokens": 3}])
+        assert explorer.pair_with_baselines(runs).empty
+        named = runs_frame([{"output_throughput": 100.0, "target_model": "m"},
+                            {"output_throughput": 150.0, "target_model": "m", "spec_method": "eagle3"}])
+        assert explorer.pair_with_baselines(named)["measured_speedup"].tolist() == [1.5]
+
+
 class TestPairWithBaselines:
     def test_plain_runs_marked_gamma_zero_or_none_are_baselines(self):
         # A user's own sweep: plain runs with γ = 0 (or method "none") beside γ = 4 runs.

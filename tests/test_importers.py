@@ -133,7 +133,8 @@ class TestParseSglangBench:
         assert run["p99_e2el_ms"] == pytest.approx(973.2989947218446)
         assert run["mean_itl_ms"] == pytest.approx(7.067802402786029)
         assert run["total_token_throughput"] == pytest.approx(2242.381460729479)
-        assert "acceptance_length" not in run and "spec_method" not in run  # no speculation: null
+        # No speculation: the server says so (speculative_algorithm null), stored as plain, not as nothing said.
+        assert "acceptance_length" not in run and run["spec_method"] == "none"
         extra = json.loads(run["extra"])
         assert extra["measured_concurrency"] == pytest.approx(7.784201163950447)  # in flight, not the load
         assert extra["server_info"]["tp_size"] == 1 and extra["p95_itl_ms"] == pytest.approx(21.319825435057282)

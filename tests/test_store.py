@@ -862,6 +862,25 @@ class TestStatedSpeculation:
         assert info.value.key == key and "Nothing was changed" in str(info.value)
         pd.testing.assert_frame_equal(db.runs(), before)
 
+    def test_a_stated_run_is_still_known_when_its_copy_comes_again(self, db):
+        """An analyst's pass: once stated, an AIPerf run was stored again from its copy and paired with it at
+        1.00x; a file's first lines stated, the whole file stored them twice; a stated sweep summary
+        refused its run=0.json. A statement is the user's word, not the file's figures."""
+        first = db.import_path(self.PLAIN)
+        db.state_speculation(first.content_hash, "eagle3", 3)
+        copy = db.import_path(SAMPLES / "2026" / "aiperf_0.10" / "profile_export_aiperf.json")
+        assert (copy.status, len(db.runs())) == ("skipped", 1)
+        lines = (SAMPLES / "vllm_bench_nerdalert.jsonl").read_bytes().splitlines()
+        head = db.import_file("head.jsonl", b"\n".join(lines[:3]))
+        db.state_speculation(head.content_hash, "eagle3", 3)
+        whole = db.import_file("all.jsonl", b"\n".join(lines))
+        assert whole.runs == len(lines) - 3 and len(db.runs()) == 1 + len(lines)
+        sweep = next((SAMPLES / "vllm_0.25_sweep").iterdir())
+        summary = db.import_path(sweep / "summary.json")
+        db.state_speculation(summary.content_hash, "none", None)
+        again = db.import_path(sweep / "run=0.json")
+        assert again.status == "skipped"
+
     def test_the_runs_it_changes_are_those_the_explorer_says_say_nothing(self, db):
         rows = ["label,concurrency,output_throughput,spec_method,num_speculative_tokens,acceptance_length,acceptance_rate",
                 "a,1,100,,,,", "b,2,100, ,,,", "c,3,100,,4,,", "d,4,100,,,2.5,", "e,5,100,,,,0.6", "f,6,100,eagle,,,",

@@ -456,7 +456,8 @@ def pair_with_baselines(runs: pd.DataFrame) -> pd.DataFrame:
     with the measured speedup.
 
     The load matches when the concurrency is the same and so is the request rate, an infinite or
-    missing rate counting as none (a concurrency-bound run). Examples pair only with examples.
+    missing rate counting as none (a concurrency-bound run); runs that name neither their model nor
+    their load pair with none. Examples pair only with examples.
     ``engine`` matches when equal or missing on either side: schema 2 leaves it empty where a file
     named only an endpoint type (``--backend openai-chat``), so the same server benchmarked through
     two clients must still pair; a baseline of the same engine wins over one that names none, then
@@ -483,8 +484,11 @@ def pair_with_baselines(runs: pd.DataFrame) -> pd.DataFrame:
                         order=np.arange(len(runs)))
     base = keyed.loc[~spec_mask, keys + measured + ["order"]].rename(
         columns={c: f"baseline_{c}" for c in [*measured, "order"]})
-    # pandas matches missing keys with missing keys, so runs that set no GPU pair with each other.
+    # pandas matches missing keys with missing keys, so runs that set no GPU pair with each other; but
+    # runs that name neither their model nor their load say nothing that makes them one setting (an
+    # analyst's pass: genai-perf's and inference-perf's runs, unrelated, had paired at 71x).
     candidates = keyed[spec_mask].merge(base, on=keys)
+    candidates = candidates[candidates[["target_model", "concurrency", "rate"]].notna().any(axis=1)]
     same_engine = candidates["engine"] == candidates["baseline_engine"]
     compatible = same_engine | candidates["engine"].isna() | candidates["baseline_engine"].isna()
     eligible = candidates[compatible]

@@ -69,6 +69,10 @@ def _run(obj: dict[str, Any], warnings: list[Notice]) -> dict[str, Any]:
         run.set("target_model", info.get("model_path"), source="server_info.model_path")
         run.set("engine_version", info.get("version"), source="server_info.version")
         algorithm = info.get("speculative_algorithm")  # "EAGLE3": stored in vLLM's case, as SpecForge's is
+        # A null algorithm is the server saying it ran none: plain, not a run that says nothing (an
+        # analyst's pass: it had been offered to be stated as speculative).
+        if "speculative_algorithm" in info and algorithm is None:
+            algorithm = "none"
         run.set("spec_method", algorithm.lower() if isinstance(algorithm, str) else algorithm,
                 source="server_info.speculative_algorithm")
         run.set("draft_model", info.get("speculative_draft_model_path"),

@@ -46,6 +46,15 @@ _FIGURES = tuple(c for c in RUN_COLUMNS if c not in ("run_id", "source_file", "s
                                                      "speculation_by_user"))
 
 
+def _as_its_file_gave(stored: dict[str, Any]) -> dict[str, Any]:
+    """A stored run as its file gave it, to be compared with a copy from another file: the method and
+    γ a user stated (``speculation_by_user``) are not its file's (an analyst's pass: a stated AIPerf run
+    had been stored again from its copy, and paired with it at 1.00x; a sweep's run=0.json refused)."""
+    if stored.get("speculation_by_user"):
+        return {**stored, "spec_method": None, "num_speculative_tokens": None}
+    return stored
+
+
 def _figures_agree(stored: dict[str, Any], run: dict[str, Any], rounding: bool = False) -> bool:
     """Whether a stored run and a parsed one have the same figures: the same value in every run
     column (:data:`_FIGURES`), the same record twice; or, with ``rounding``, every number that both
@@ -158,7 +167,7 @@ def _stored_matches(cur: duckdb.DuckDBPyConnection, name: str, parsed: importers
         found = cur.execute("SELECT * FROM runs WHERE run_id IN (SELECT unnest(?))",
                             [sorted({run_id for _, run_id, _ in keys})])
         names = [column[0] for column in found.description]
-        rows = {row["run_id"]: row for row in (dict(zip(names, values)) for values in found.fetchall())}
+        rows = {row["run_id"]: _as_its_file_gave(row) for row in (dict(zip(names, values)) for values in found.fetchall())}
         matches = sorted(({**rows[run_id], "run_index": index} for index, run_id, _ in keys),
                          key=lambda match: (match["run_index"], match["source_file"]))
     finally:
