@@ -676,6 +676,13 @@ class TestRoundTrip:
         assert [(r.get("spec_method"), r.get("draft_model"), r.get("num_speculative_tokens")) for r in again] == [
             ("eagle3", "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", 3), (None, None, None)]
 
+    @pytest.mark.parametrize("method, gamma", [("none", 0), ("OFF", None), (None, 0)])
+    def test_a_plain_run_s_method_is_no_engine_argument(self, method, gamma):
+        """An analyst's pass: a run stated plain was exported as `--speculative-config {method: none,
+        num_speculative_tokens: 0}`, which vLLM does not take."""
+        run = {"engine": "vllm", "spec_method": method, "num_speculative_tokens": gamma}
+        assert benchmark_report._speculative_args(run) == {}
+
     def test_a_tree_goes_in_sglang_s_arguments_and_comes_back_a_tree(self, tmp_path):
         """SpecForge's γ 7, top-k 10, 60 draft tokens: the export had written a chain of 7, and its
         component (no model named) had come back as a plain run (an analyst's pass)."""

@@ -47,6 +47,7 @@ import yaml
 from specviz import settings
 from specviz.errors import SpecvizError
 from specviz.results import extra as extra_fields
+from specviz.results.explorer import PLAIN_METHODS
 from specviz.results import prediction
 from specviz.results.importers import benchmark_report as standard
 from specviz.results.importers.base import nesting_depth
@@ -240,7 +241,9 @@ def _speculative_args(run: Mapping[str, Any]) -> dict[str, Any]:
     SpecForge tree of 60 tokens read as a chain of 7: an analyst's pass); any other engine's as vLLM's
     ``--speculative-config`` (its methods lower case). None for a plain run."""
     method, draft, gamma = (run.get(c) for c in ("spec_method", "draft_model", "num_speculative_tokens"))
-    if method is None and draft is None and gamma is None:
+    # A plain run's method (none, off) or γ 0 is no engine argument: `--speculative-config {method: none}`
+    # is not one vLLM takes (an analyst's pass, of a run stated plain).
+    if method is None and draft is None and gamma is None or str(method).strip().lower() in PLAIN_METHODS or gamma == 0:
         return {}
     gamma = None if gamma is None else int(gamma)
     if str(run.get("engine") or "").lower().startswith("sglang"):

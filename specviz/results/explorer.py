@@ -27,6 +27,7 @@ __all__ = [
     "GROUP_COLUMNS",
     "EXTRA_PREFIX",
     "ACCEPTANCE_FIGURES",
+    "PLAIN_METHODS",
     "position_acceptance",
     "example_hashes",
     "own_imports",
@@ -89,8 +90,8 @@ EXTRA_PREFIX = "extra."
 """A group key that names a field of ``extra`` (dotted for nested objects: ``extra.sweep.serve.max_num_seqs``)."""
 ACCEPTANCE_FIGURES = ("acceptance_length", "zero_accept_rate")
 
-# Method names that say a run did not speculate (compared lower-cased).
-_PLAIN_METHODS = frozenset({"none", "off", "no", "disabled"})
+PLAIN_METHODS = frozenset({"none", "off", "no", "disabled"})
+"""Method names that say a run did not speculate (compared lower-cased)."""
 # A run's identity apart from speculation: a baseline must match these (NULLs match NULLs), see
 # pair_with_baselines for engine and endpoint.
 _MATCH = ("workload", "target_model", "gpu", "concurrency", "origin")
@@ -420,7 +421,7 @@ def is_speculative(runs: pd.DataFrame) -> pd.Series:
     """
     method = runs["spec_method"].fillna("").astype(str).str.strip().str.lower()
     # γ is a nullable integer from the store: a missing γ is not 0.
-    switched_off = method.isin(_PLAIN_METHODS) | runs["num_speculative_tokens"].eq(0).fillna(False).astype(bool)
+    switched_off = method.isin(PLAIN_METHODS) | runs["num_speculative_tokens"].eq(0).fillna(False).astype(bool)
     return ~(switched_off | says_nothing_of_speculation(runs))
 
 
