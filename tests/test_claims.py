@@ -1443,6 +1443,8 @@ class TestPublishedSentences:
         # A GPU family, or a GPU sold in several forms, had matched nothing and been asked for ("names
         # no GPU that specviz knows") though the sentence named it: read as one form, said as assumed.
         ("3x faster decoding on A100 with EAGLE for Llama 3.1 8B", "A100-80GB", "A100"),
+        # Plural, as a slide writes it (a manager's pass: "on A100s" had been read as no GPU).
+        ("Speculative decoding makes Llama 3.1 70B 3x faster on A100s", "A100-80GB", "A100s"),
         ("Up to 2.5x faster on Blackwell with MTP for DeepSeek-R1", "B200", "Blackwell"),
         ("2x faster on NVIDIA Blackwell Ultra", "B300", "Blackwell Ultra"),
         ("2x faster on Grace Blackwell NVL72", "GB200", "Grace Blackwell"),
@@ -1590,6 +1592,8 @@ class TestPublishedSentences:
         "EAGLE-3 reduces cost by 19.4% on H200",
         "Giảm 19,4% chi phí cho mỗi 1 triệu token đầu ra với EAGLE-3 trên H200",
         "giảm chi phí 19,4% với EAGLE-3 trên H200",
+        # Four words of what was cut (a manager's pass: read as a gain of 1.40x).
+        "MTP cut time per output token by 40% for DeepSeek-R1 NVFP4 on 2 GB300 at concurrency 64",
     ])
     def test_a_percentage_of_a_reduction_is_not_read_as_a_speedup(self, sentence):
         with pytest.raises(SpecvizError) as raised:

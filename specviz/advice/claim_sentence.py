@@ -220,10 +220,10 @@ def _ships(model: Model, precision: str) -> bool:
 
 # Names of a family of GPUs, or of a GPU sold in several forms, each read as the form most published
 # benchmarks ran (the A100 of 80 GB, HGX B200, the H100 SXM), and said to be assumed: tried only
-# where no preset is named, the longer names first.
+# where no preset is named, the longer names first; a plural too ("on A100s" had been read as no GPU).
 _GPU_FAMILIES = (("B300", r"\bblackwell ultra\b"), ("GB200", r"\bgrace blackwell\b"), ("B200", r"\bblackwell\b"),
-                 ("H100-SXM", r"\bhopper\b|\bh100\b"), ("A100-80GB", r"\ba100\b|\bampere\b"), ("MI300X", r"\bmi300\b"),
-                 ("Trainium2", r"\btrainium\b"))
+                 ("H100-SXM", r"\bhopper\b|\bh100s?\b"), ("A100-80GB", r"\ba100s?\b|\bampere\b"),
+                 ("MI300X", r"\bmi300s?\b"), ("Trainium2", r"\btrainiums?\b"))
 # A model's size as its name writes it: "72B", "8x22B", "0.6B", "68M".
 _MODEL_SIZE = re.compile(r"\d+(?:\.\d+)?(?:x\d+)?[bm]", re.IGNORECASE)
 _PUNCTUATION = ".,;:()[]\"'"
