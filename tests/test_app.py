@@ -4042,6 +4042,17 @@ class TestClaimsPage:
         at.button(key="claims_read").click().run()
         assert not at.exception and any("not a speedup" in e.value or "read" in e.value.lower() for e in at.error)
 
+    def test_a_slowdown_is_set_beside_the_figures_as_slow_not_those_that_reach_it(self):
+        """A manager's pass: "30% lower throughput at batch 256" on gpt-oss-120b and one H100 read "0 of
+        the 0 published speedups measured at batch 256 or more reach the claim (45 of all 45 at any
+        batch)", every one a gain counted as bearing it out."""
+        at = claims_app_at(target="gpt-oss-120b", draft="eagle3", tp="1", claim="0.7x", claim_batch="256",
+                           claim_view=BESIDE)
+        (note,) = [c.value for c in at.caption if "published figures measured at batch 256 or less" in c.value]
+        as_slow, compared = (int(n) for n in re.search(r"\((\d+) of all (\d+) at any batch\)", note).groups())
+        assert (as_slow, note[:9]) == (0, "0 of the ") and compared > 0 and "are as slow as the claim or slower" in note
+        assert not any("reach the claim" in c.value for c in at.caption)
+
     def test_the_runs_beside_a_claim_are_the_users_or_the_labelled_examples(self):
         def runs_note(at: AppTest) -> str:
             return next(c.value for c in at.caption if "published speedups measured at batch" in c.value

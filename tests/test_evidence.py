@@ -230,3 +230,12 @@ class TestPairAcceptance:
                                               PRESETS.acceptance)
         assert alpha == pytest.approx(0.67, abs=0.005) and (row.target, row.draft) == ("gpt-oss-120b", "eagle3")
         assert evidence.pair_acceptance(make_scenario(target="gpt-oss-120b", draft="eagle3", tp="1"), ()) is None
+
+
+class TestPublishedAsSlow:
+    def test_figures_as_slow_or_slower_at_the_batch_or_a_smaller_one(self):
+        rows = pd.DataFrame({"batch": [1, 64, 256, 512], "value": [1.5, 0.6, 0.7, 0.5]})
+        assert evidence.published_as_slow(rows, 0.7)["value"].tolist() == [0.5, 0.6, 0.7]
+        assert evidence.published_as_slow(rows, 0.7, 256)["value"].tolist() == [0.6, 0.7]
+        assert evidence.published_reaching(rows, 0.7, 256)["value"].tolist() == [0.7]  # a gain's: as high, at 256 or more
+

@@ -31,7 +31,11 @@ def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int
     st.caption(t("claims.comparable", lang, shown=len(speedups), every=len(every_published), family=family,
                  drafting=t(f"claims.drafting.{drafting}", lang),
                  hardware=t(f"claims.hardware.{kind}", lang, vendor=vendor)))
-    reaching = evidence.published_reaching(speedups, speedup, batch)
+    # A slowdown is borne out by figures as slow or slower, at its batch or a smaller one; a gain by
+    # figures as high or higher, at its batch or a larger one.
+    slow = speedup < 1.0
+    bearing = evidence.published_as_slow if slow else evidence.published_reaching
+    reaching = bearing(speedups, speedup, batch)
     store = open_store(lang)
     read = store.shown_runs()
     runs, origin = explorer.one_origin(explorer.with_view_columns(read.frame, explorer.example_hashes(store.imports())))
@@ -44,17 +48,20 @@ def show_beside_published(sidebar: scenario.Scenario, speedup: float, batch: int
     every_paired = explorer.pair_with_baselines(runs)
     paired = evidence.comparable_runs(every_paired, sidebar, presets(settings.get("SPECVIZ_DATA_DIR")), batch)
     altair_chart(charts.published_speedups(speedups, paired, lang, claim=speedup))
-    yours = int((paired["measured_speedup"] >= speedup).sum())
+    yours = int((paired["measured_speedup"] <= speedup if slow else paired["measured_speedup"] >= speedup).sum())
     # Without a run of the setting, that none is stored (a manager's pass: "0 of 0 … runs reach it").
     if batch is None:
-        st.caption(t("claims.beside_note_no_runs" if paired.empty else "claims.beside_note", lang,
-                     reaching=len(reaching), published=len(speedups), yours=yours,
+        key = (("claims.beside_note_no_runs_slow" if slow else "claims.beside_note_no_runs") if paired.empty else
+               "claims.beside_note_slow" if slow else "claims.beside_note")
+        st.caption(t(key, lang, reaching=len(reaching), published=len(speedups), yours=yours,
                      runs=len(paired), whose=t(f"claims.runs_of.{origin}", lang)))
     else:
-        st.caption(t("claims.beside_note_batch_no_runs" if paired.empty else "claims.beside_note_batch", lang,
-                     reaching=len(reaching), batch=batch,
-                     at_batch=int((speedups["batch"] >= batch).sum()), published=len(speedups),
-                     any_batch=len(evidence.published_reaching(speedups, speedup)), yours=yours, runs=len(paired),
+        at_batch = speedups["batch"] <= batch if slow else speedups["batch"] >= batch
+        key = (("claims.beside_note_batch_no_runs_slow" if slow else "claims.beside_note_batch_no_runs") if paired.empty
+               else "claims.beside_note_batch_slow" if slow else "claims.beside_note_batch")
+        st.caption(t(key, lang,
+                     reaching=len(reaching), batch=batch, at_batch=int(at_batch.sum()), published=len(speedups),
+                     any_batch=len(bearing(speedups, speedup)), yours=yours, runs=len(paired),
                      whose=t(f"claims.runs_of.{origin}", lang)))
     if len(paired) < len(every_paired):
         st.caption(t("claims.runs_elsewhere", lang, left=len(every_paired) - len(paired), runs=len(every_paired),
