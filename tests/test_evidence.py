@@ -10,7 +10,7 @@ import pytest
 
 from conftest import PRESETS, make_scenario
 from specviz import calculator, settings as settings_module
-from specviz.advice import evidence
+from specviz.advice import claims, evidence
 from specviz.errors import Notice
 from specviz.model import dtypes, spec
 from specviz.results import explorer
@@ -221,6 +221,20 @@ class TestSameSetupExpertParallel:
         assert len(found("on")) == 18 and found("off").empty
         unsaid = published.assign(ep=np.nan)
         assert len(evidence.same_setup(evidence.comparable_published(unsaid, chosen("off"), PRESETS), chosen("off"), 16)) == 18
+
+    def test_a_claim_without_it_names_the_runs_with_it(self):
+        """A manager's pass: "up to 2.5x ... DeepSeek-V4-Pro with 8x B300" is read without expert
+        parallelism, and vLLM's DSpark runs (2.55x at batch 1, with it) were said nowhere: named, not weighed."""
+        published = explorer.speedup_rows(explorer.load_published(DATA))
+        off = make_scenario(gpu="B300", target="DeepSeek-V4-Pro", draft="block", tp="8", ep="off")
+        measured = evidence.comparable_published(published, off, PRESETS)
+        found = evidence.same_setup_other_ep(measured, off, 2.5, None, 16)
+        assert (found["value"], found["batch"]) == (pytest.approx(2.548), 1)
+        assert evidence.same_setup_other_ep(measured, off, 3.0, None, 16) is None
+        check = claims.check_claim(off, claims.Claim(2.5), 16, 1024, PRESETS.acceptance, measured)
+        assert check.reasons[0].key == "claims.reason.measured_with_ep" and check.verdict == "conditional"
+        on = make_scenario(gpu="B300", target="DeepSeek-V4-Pro", draft="block", tp="8", ep="on")
+        assert evidence.same_setup_other_ep(evidence.comparable_published(published, on, PRESETS), on, 2.5, None, 16) is None
 
 
 class TestPairAcceptance:

@@ -498,6 +498,8 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
         measured, scenario, claim.speedup, claim.batch, gamma_max, claim.gamma)
     elsewhere = None if measured is None or reaching is not None else evidence.same_setup_elsewhere(
         measured, scenario, claim.speedup, claim.batch, gamma_max)
+    other_ep = None if measured is None or reaching is not None else evidence.same_setup_other_ep(
+        measured, scenario, claim.speedup, claim.batch, gamma_max)
     if reaching is not None:
         if verdict == "impossible":
             verdict, headline = "conditional", Notice("claims.verdict.measured_beyond", **headline.params)
@@ -524,6 +526,10 @@ def check_claim(scenario: Scenario, claim: Claim, gamma_max: int, batch_max: int
         reasons.insert(0 if short is None else 1, claim_verdict.measured_reason(
             "claims.reason.measured_other_context", elsewhere, context=int(elsewhere["context"]),
             ours=int(scenario.context)))
+    if other_ep is not None:
+        # Measured with the other expert parallelism: not weighed, said with the switch that weighs it.
+        reasons.insert(0 if short is None else 1, claim_verdict.measured_reason(
+            "claims.reason.measured_other_ep" if scenario.ep else "claims.reason.measured_with_ep", other_ep))
     top = claim_verdict.optimistic_top(batches)
     lifted = top / (1.0 - calibration.PRESET_MEDIAN_MISS)
     if verdict == "impossible" and not knobs_off_preset(scenario) and claim.speedup <= lifted:

@@ -27,7 +27,7 @@ from specviz.model.published import PublishedAcceptance
 from specviz.scenario import Presets, Scenario, largest_batch, published_acceptance
 
 __all__ = ["setting_class", "comparable_runs", "comparable_published", "published_reaching", "published_as_slow", "same_setup",
-           "same_setup_reaching", "same_setup_elsewhere", "same_setup_short", "same_setup_as_slow", "same_setup_faster", "measured_here", "measured_notice", "OFF_MODEL", "pair_acceptance", "NOTE_CHARS", "note_quoted"]
+           "same_setup_reaching", "same_setup_elsewhere", "same_setup_other_ep", "same_setup_short", "same_setup_as_slow", "same_setup_faster", "measured_here", "measured_notice", "OFF_MODEL", "pair_acceptance", "NOTE_CHARS", "note_quoted"]
 
 
 # Drafts grouped by how they draft: heads on the target's features, its own MTP layers, the host, ...
@@ -123,7 +123,8 @@ def published_as_slow(speedups: pd.DataFrame, slowdown: float, batch: int | None
 _WITH_PREFILL = "e2e_"
 
 
-def same_setup(measured: pd.DataFrame, scenario: Scenario, gamma_max: int, any_context: bool = False) -> pd.DataFrame:
+def same_setup(measured: pd.DataFrame, scenario: Scenario, gamma_max: int, any_context: bool = False,
+               other_ep: bool = False) -> pd.DataFrame:
     """The published speedups (``measured``: :func:`comparable_published`) of this very setup, at a γ up
     to ``gamma_max`` and a stated batch: the same GPU and count of them (``tp``, the row's GPUs, is
     the scenario's tp·dp), target and engine; the same drafting, the kind its ``method`` names
@@ -135,7 +136,8 @@ def same_setup(measured: pd.DataFrame, scenario: Scenario, gamma_max: int, any_c
     looser match had let P-EAGLE at γ 7 stand for EAGLE-3 at γ 1, 8 H100s under gpt-fast at 32,000
     positions for one under vLLM, the EAGLE-3 paper's heads (``draft`` eagle, the step model's kind
     for their cost) for EAGLE's, an MXFP4 run for BF16 experts and a 3,600-token run for 100,000
-    (attack passes). ``any_context``: at any context (:func:`same_setup_elsewhere`)."""
+    (attack passes). ``any_context``: at any context (:func:`same_setup_elsewhere`); ``other_ep``: the
+    rows that state the other expert parallelism instead (:func:`same_setup_other_ep`)."""
     # The plain columns first, as arrays (a page runs this each time): the drafting and the weights are
     # read of the few rows left.
     value = lambda name: measured[name].to_numpy()
@@ -152,8 +154,26 @@ def same_setup(measured: pd.DataFrame, scenario: Scenario, gamma_max: int, any_c
     weights = column("weight_dtype").map(lambda stated: _same_weights(stated, scenario)).astype(bool)
     # Expert parallelism where the row says (DSpark's runs on 8 B300s had matched a scenario without
     # it: a review).
-    parallel = column("ep").map(fidelity.expert_parallel).map(lambda said: said is None or said == scenario.ep)
+    said = column("ep").map(fidelity.expert_parallel)
+    parallel = (said.map(lambda ep: ep is not None and ep != scenario.ep) if other_ep
+                else said.map(lambda ep: ep is None or ep == scenario.ep))
     return own[(drafting == scenario.draft_id) & weights & near & parallel.astype(bool)]
+
+
+def same_setup_other_ep(measured: pd.DataFrame, scenario: Scenario, speedup: float, batch: int | None,
+                        gamma_max: int) -> pd.Series | None:
+    """A published speedup of this very setup but for its expert parallelism, which the row states
+    and the scenario does not run (:func:`same_setup`, ``other_ep``), that reaches ``speedup``, at the
+    claim's batch where one was measured there (else a larger one), the nearest batch then the
+    highest; None where there is none. Not weighed, said: vLLM's DSpark runs on 8 B300s, with expert
+    parallelism, reach 2.5× at batch 1, where a sentence that names no parallelism is read without it
+    (a manager's pass: the page had said nothing of them)."""
+    other = same_setup(measured, scenario, gamma_max, other_ep=True)
+    reaching = published_reaching(_at_claimed_batch(other, batch), speedup, batch)
+    if reaching.empty:
+        return None
+    return reaching.assign(off=(reaching["batch"] - (batch if batch is not None else 0)).abs()).sort_values(
+        ["off", "value"], ascending=[True, False]).iloc[0]
 
 
 def _same_weights(stated: object, scenario: Scenario) -> bool:
