@@ -4218,7 +4218,7 @@ class TestClaimsPage:
         condition = next(m.value for m in at.markdown if "Acceptance α of at least" in m.value)
         # The condition names α to three decimals rounded up (0.845), and the link opens the calculator there.
         assert f"at least {query['alpha']} at γ {query['gamma']} and batch {query['batch']}" in condition
-        assert link.label.startswith(f"The same figure in the calculator: α {query['alpha']}, γ {query['gamma']}")
+        assert link.label.startswith(f"In the calculator: α {query['alpha']}, γ {query['gamma']}")
         chosen = make_scenario()
         there = calculator.evaluate_scenario(chosen, float(query["alpha"]), int(query["gamma"]), int(query["batch"]),
                                              int(query["context"]))

@@ -533,7 +533,7 @@ class TestNavigationInChromium:
         2.00×): Streamlit drops a bound control's value from the URL on a switch of page."""
         wait_for_app(page, app_url)
         page.goto(f"{app_url}/check-a-claim?claim=2x&claim_batch=4&context=32768&engine=sglang&gpu=H200&tp=1")
-        link = page.get_by_role("link", name=re.compile("^The same figure in the calculator"))
+        link = page.get_by_role("link", name=re.compile("^In the calculator: α"))
         # As a browser resolves it on the Claims page (a copied or middle-clicked link): a link to the
         # default page has an empty path, which had resolved to the Claims page itself.
         address = urllib.parse.urljoin(page.url, link.get_attribute("href"))
