@@ -232,6 +232,11 @@ elif open_view == "batch":
     altair_chart(charts.claim_by_batch(check.batches, speedup, lang,
                                        limit=check.memory_limit if check.memory_limit < batch_max else None,
                                        limit_gamma=check.memory_gamma, claimed_batch=batch))
+    if not slowing and (trained := check.best.get("trained")) is not None:
+        # The line's best γ may be past the positions a head is trained for (a manager's pass: 7.1× on the
+        # chart beside the card's 4.63× within them, nothing reconciling the two).
+        st.caption(t("claims.chart_trained", lang, best=check.best["speedup"], gamma=int(check.best["gamma"]),
+                     positions=int(trained["positions"]), trained=trained["speedup"]))
 elif open_view == "required":
     st.subheader(t("claims.slowdown.required" if slowing else "claims.required", lang, batch=figure["batch"]))
     st.caption(t("claims.slowdown.required_note" if slowing else "claims.required_note", lang))

@@ -4042,6 +4042,16 @@ class TestClaimsPage:
         at.button(key="claims_read").click().run()
         assert not at.exception and any("not a speedup" in e.value or "read" in e.value.lower() for e in at.error)
 
+    def test_the_chart_s_best_gamma_past_a_head_s_training_is_reconciled_with_the_card(self):
+        """A manager's pass: the α = 1 line peaked at 6.47× (γ 16) beside the card's 4.38× within the 7
+        positions an EAGLE-3 head is trained for, nothing saying why."""
+        at = claims_app_at(target="gpt-oss-120b", draft="eagle3", tp="1", claim="3x", claim_view="batch")
+        (said,) = [c.value for c in at.caption if c.value.startswith("The line takes the best γ")]
+        assert said == ("The line takes the best γ at each batch up to γ 16 (at most 6.47×); within the 7 positions "
+                        "the draft is trained for, or was measured at, the most is 4.38× (the card above).")
+        assert not [c for c in claims_app_at(claim="3x", claim_view="batch").caption
+                    if c.value.startswith("The line takes the best γ")]  # a draft model: no trained positions
+
     def test_a_slowdown_is_set_beside_the_figures_as_slow_not_those_that_reach_it(self):
         """A manager's pass: "30% lower throughput at batch 256" on gpt-oss-120b and one H100 read "0 of
         the 0 published speedups measured at batch 256 or more reach the claim (45 of all 45 at any
