@@ -111,7 +111,8 @@ def show_runs() -> None:
                "acceptance_rate", "speculation_by_user", "imported_at"]
     newest = explorer.newest_first(shown)
     # The rate as text for the table only (∞, not "Infinity"); the download keeps the number.
-    table = newest[columns].assign(request_rate=newest["request_rate"].map(explorer.rate_text))
+    table = newest[columns].assign(request_rate=newest["request_rate"].map(explorer.rate_text),
+                                   speculation_by_user=newest["speculation_by_user"].notna())
     titled_dataframe(table, lang, placeholder="", column_config=number_columns(table, FORMATS, lang))
     downloads = st.container(horizontal=True)
     with downloads:
@@ -175,7 +176,7 @@ def unstated_files() -> pd.DataFrame:
     """The user's shown files whose runs say nothing of speculation, or whose speculation the user
     stated (:func:`specviz.results.explorer.speculation_unstated`); none for the examples."""
     if origin != "user":
-        return pd.DataFrame(columns=["source_file", "unstated", "stated", "method", "gamma"])
+        return pd.DataFrame(columns=["source_file", "unstated", "no_method", "stated", "method", "gamma"])
     return explorer.speculation_unstated(shown)
 
 
@@ -205,10 +206,11 @@ def offer_speculation_statement() -> None:
 
     def option(h: str) -> str:
         said = (t("exp.state_said", lang, setting=setting_words(files.at[h, "method"], files.at[h, "gamma"]))
-                if files.at[h, "stated"] else t("exp.state_unsaid", lang))
+                if files.at[h, "stated"] else
+                t("exp.state_unsaid" if files.at[h, "unstated"] else "exp.state_no_method", lang))
         name = visible(files.at[h, "source_file"]) + (f" · {h[:12]}" if repeated[h] else "")
-        return t("exp.state_option", lang, file=name, runs=int(files.at[h, "unstated"] + files.at[h, "stated"]),
-                 said=said)
+        runs = int(files.at[h, "unstated"] + files.at[h, "no_method"] + files.at[h, "stated"])
+        return t("exp.state_option", lang, file=name, runs=runs, said=said)
 
     chosen = line.selectbox(t("exp.state_file", lang), files.index, index=None, key="state_file", width=420,
                             placeholder=t("exp.remove_import_placeholder", lang), help=t("exp.state_file_help", lang),

@@ -491,7 +491,8 @@ class TestStoreCommands:
         assert code == 0 and "stated_runs" not in json.loads(out)["imported"][0]
         code, out, _ = run(capsys, "ingest", str(tmp_path / "eagle3.json"), str(SAMPLES / "vllm_0.25_bench_serve_specdecode.json"),
                            "--db", db, "--spec-method", "eagle3", "--num-speculative-tokens", "3")
-        assert code == 0 and [e["stated_runs"] for e in json.loads(out)["imported"]] == [1, 0]
+        # The vLLM run gives γ 3 but no method: it takes the method alone, its γ kept.
+        assert code == 0 and [e["stated_runs"] for e in json.loads(out)["imported"]] == [1, 1]
         runs = Store(db).runs()
         (pair,) = explorer.pair_with_baselines(explorer.with_view_columns(runs)).itertuples()
         assert pair.measured_speedup == pytest.approx(1.5) and pair.spec_method == "eagle3"
@@ -499,8 +500,8 @@ class TestStoreCommands:
         copy = SAMPLES / "2026" / "aiperf_0.10" / "profile_export_aiperf.json"
         (skipped,) = json.loads(run(capsys, "ingest", str(copy), "--db", db, "--spec-method", "none")[1])["skipped"]
         assert skipped["stated_runs"] == 0 and f"its runs are stored from {plain}" in skipped["warnings"][-1]
-        vllm = runs.set_index("source_format").loc["vllm-bench"]  # the file's own γ 3, no method
-        assert pd.isna(vllm["spec_method"]) and vllm["num_speculative_tokens"] == 3 and pd.isna(vllm["speculation_by_user"])
+        vllm = runs.set_index("source_format").loc["vllm-bench"]  # the file's own γ 3, the method stated
+        assert (vllm["spec_method"], vllm["num_speculative_tokens"], vllm["speculation_by_user"]) == ("eagle3", 3, "method")
 
     def test_ingest_reads_a_sweep_folder_once_and_keeps_its_settings(self, capsys, tmp_path):
         sweep = tmp_path / "sweep"

@@ -29,7 +29,7 @@ from specviz.errors import Notice, SpecvizError
 from specviz.live import exposition as prom
 from specviz.results import explorer, importers, store
 from specviz.results.schema import SNAPSHOT_COLUMNS, WINDOW_COLUMNS
-from specviz.results.store import Store, StoreError, connection, csv_import
+from specviz.results.store import Store, StoreError, connection, csv_import, repeats
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT.parent / "shared" / "samples"
@@ -862,6 +862,21 @@ class TestStatedSpeculation:
         assert info.value.key == key and "Nothing was changed" in str(info.value)
         pd.testing.assert_frame_equal(db.runs(), before)
 
+    def test_a_run_that_gives_its_gamma_but_no_method_takes_the_method_alone(self, db):
+        """vLLM 0.25.1's MTP run gives γ 3 and its acceptance but no method: the Predicted view could not
+        be told it was MTP. The method is stated, its γ kept; plain is not, for it speculated; and its
+        copy from another file is still known as it."""
+        path = SAMPLES / "2026" / "vllm_0.25.1" / "bench_serve_speculative_v0.25.1.json"
+        mtp = db.import_path(path)
+        assert explorer.method_unsaid(db.runs()).tolist() == [True]
+        assert db.state_speculation(mtp.content_hash, "none", None) == 0
+        assert db.state_speculation(mtp.content_hash, "mtp", 7) == 1
+        (run,) = db.runs().to_dict("records")
+        assert (run["spec_method"], run["num_speculative_tokens"], run["speculation_by_user"]) == ("mtp", 3, "method")
+        # Compared with a copy from another file as its file gave it: no method, its own γ.
+        assert {k: repeats._as_its_file_gave(run)[k] for k in ("spec_method", "num_speculative_tokens")} == {
+            "spec_method": None, "num_speculative_tokens": 3}
+
     def test_a_stated_run_is_still_known_when_its_copy_comes_again(self, db):
         """An analyst's pass: once stated, an AIPerf run was stored again from its copy and paired with it at
         1.00x; a file's first lines stated, the whole file stored them twice; a stated sweep summary
@@ -887,10 +902,16 @@ class TestStatedSpeculation:
                 "g,7,100,none,,,"]
         result = db.import_file("mixed.csv", "\n".join(rows).encode())
         nothing = explorer.says_nothing_of_speculation(db.runs())
-        assert db.state_speculation(result.content_hash, "ngram", 4) == nothing.sum() == 2
-        assert sorted(db.runs().query("speculation_by_user == True")["label"]) == ["a", "b"]
+        no_method = explorer.method_unsaid(db.runs())
+        assert (nothing.sum(), no_method.sum()) == (2, 3)
+        assert db.state_speculation(result.content_hash, "ngram", 4) == 5
+        # The method alone for the runs that gave a γ or an acceptance (c, d, e), their γ kept.
+        stated = db.runs().set_index("label")
+        assert stated["speculation_by_user"].fillna("").to_dict() == {
+            "a": "method_gamma", "b": "method_gamma", "c": "method", "d": "method", "e": "method", "f": "", "g": ""}
+        assert stated["num_speculative_tokens"].iloc[:5].isna().tolist() == [False, False, False, True, True]
         files = explorer.speculation_unstated(db.runs())
-        assert files[["unstated", "stated", "method", "gamma"]].values.tolist() == [[0, 2, "ngram", 4]]
+        assert files[["unstated", "no_method", "stated", "method", "gamma"]].values.tolist() == [[0, 0, 5, "ngram", 4]]
 
 
 class TestPerRequestRuns:

@@ -175,8 +175,9 @@ why) and `errors`, each with its reason; exit 2 if any file failed, the others s
 A file whose runs say nothing of speculation (AIPerf's, genai-perf's, GuideLLM's: the client does not
 know what the server ran) counts as plain decoding, a baseline; `--spec-method` and
 `--num-speculative-tokens` say what its runs ran (the Explorer's "What they ran" does the same for a
-stored file), and `stated_runs` counts the runs that took it: only runs with no method, no γ and no
-acceptance figure, or those stated before, never what a file says.
+stored file), and `stated_runs` counts the runs that took it: runs with no method, no γ and no
+acceptance figure take both; runs that give a γ or an acceptance but no method (vLLM 0.25.1's MTP
+run) take the method alone, their γ kept; runs stated before take it again; never what a file says.
 """
 
 _EXPORT_DOC = """\

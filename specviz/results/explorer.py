@@ -34,6 +34,7 @@ __all__ = [
     "one_origin",
     "measured_acceptance",
     "says_nothing_of_speculation",
+    "method_unsaid",
     "speculation_unstated",
     "with_view_columns",
     "newest_first",
@@ -429,25 +430,37 @@ def says_nothing_of_speculation(runs: pd.DataFrame) -> pd.Series:
     """Whether each run's file says nothing of speculation: no method, no γ, no acceptance figure
     (AIPerf's, genai-perf's, GuideLLM's: the client does not know what the server ran). Such a run
     counts as plain (:func:`is_speculative`) until the user says what it ran
-    (:meth:`specviz.results.store.Store.state_speculation`, which changes only such runs or those it
-    changed before: ``speculation_by_user``)."""
+    (:meth:`specviz.results.store.Store.state_speculation`, which changes only such runs, those that
+    speculated with no method said, :func:`method_unsaid`, or those it changed before:
+    ``speculation_by_user``)."""
     method = runs["spec_method"].fillna("").astype(str).str.strip()
     nothing = ((method == "") & runs["num_speculative_tokens"].isna() & runs["acceptance_length"].isna()
                & runs["acceptance_rate"].isna())
     return nothing.astype(bool)
 
 
+def method_unsaid(runs: pd.DataFrame) -> pd.Series:
+    """Whether each run's file gives a γ of 1 or more, or an acceptance figure, but no method (vLLM
+    0.25.1's MTP run: γ 3, no method): it speculated, and the user may say with what
+    (:meth:`specviz.results.store.Store.state_speculation`, its γ kept)."""
+    method = runs["spec_method"].fillna("").astype(str).str.strip()
+    gamma = runs["num_speculative_tokens"]
+    speculated = gamma.ge(1).fillna(False).astype(bool) | (gamma.isna() & ~says_nothing_of_speculation(runs))
+    return ((method == "") & speculated).astype(bool)
+
+
 def speculation_unstated(runs: pd.DataFrame) -> pd.DataFrame:
     """Per imported file (``content_hash``) with runs whose speculation the user may state: its
-    ``source_file``, how many of its runs say nothing of it (``unstated``) and how many the user
-    stated (``stated``), with the ``method`` and ``gamma`` stated (None where none was)."""
-    by_user = (runs["speculation_by_user"].astype("boolean").fillna(False).astype(bool)
-               if "speculation_by_user" in runs else pd.Series(False, index=runs.index))
-    nothing = says_nothing_of_speculation(runs)
-    open_to = runs.assign(unstated=nothing, stated=by_user)[nothing | by_user]
+    ``source_file``, how many of its runs say nothing of it (``unstated``), how many speculated with no
+    method said (``no_method``: :func:`method_unsaid`) and how many the user stated (``stated``), with
+    the ``method`` and ``gamma`` stated (None where none was)."""
+    by_user = (runs["speculation_by_user"].notna() if "speculation_by_user" in runs
+               else pd.Series(False, index=runs.index))
+    nothing, no_method = says_nothing_of_speculation(runs), method_unsaid(runs)
+    open_to = runs.assign(unstated=nothing, no_method=no_method, stated=by_user)[nothing | no_method | by_user]
     grouped = open_to.groupby("content_hash", sort=False)
     files = pd.DataFrame({"source_file": grouped["source_file"].first(), "unstated": grouped["unstated"].sum(),
-                          "stated": grouped["stated"].sum()})
+                          "no_method": grouped["no_method"].sum(), "stated": grouped["stated"].sum()})
     said = open_to[open_to["stated"]].groupby("content_hash")[["spec_method", "num_speculative_tokens"]].first()
     return files.join(said.set_axis(["method", "gamma"], axis=1))
 

@@ -38,9 +38,10 @@ RUN_COLUMNS: dict[str, str] = {
     "endpoint": "VARCHAR",
     # schema 4: the acceptance was set by the benchmark, not measured (:mod:`specviz.results.synthetic`)
     "synthetic_acceptance": "BOOLEAN",
-    # schema 8: the method and γ are the user's word for a file that said nothing of speculation
-    # (:meth:`specviz.results.store.Store.state_speculation`)
-    "speculation_by_user": "BOOLEAN",
+    # schema 8: what of the run's speculation is the user's word, not its file's
+    # (:meth:`specviz.results.store.Store.state_speculation`): ``method`` (its file gave a γ or an
+    # acceptance but no method), ``method_gamma`` (its file said nothing of speculation), else NULL
+    "speculation_by_user": "VARCHAR",
 }
 REQUEST_COLUMNS: dict[str, str] = {
     "run_id": "VARCHAR", "ttft_ms": "DOUBLE", "itl_ms": "DOUBLE", "tpot_ms": "DOUBLE", "e2el_ms": "DOUBLE",
@@ -181,7 +182,7 @@ MIGRATIONS: tuple[str, ...] = (
     # 8: a run's speculation as the user states it where its file says nothing of it (AIPerf's,
     # genai-perf's: the client does not know what the server ran).
     """
-    ALTER TABLE runs ADD COLUMN speculation_by_user BOOLEAN;
+    ALTER TABLE runs ADD COLUMN speculation_by_user VARCHAR;
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

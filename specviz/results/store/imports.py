@@ -49,11 +49,15 @@ _CONSOLE_SELECT = {"runs": "SELECT runs.*, (SELECT any_value(origin) FROM import
 _IMPORTS_VERSION = ("SELECT count(*), bit_xor(hash(concat(content_hash, imported_at, warnings))), "
                     "(SELECT count(*) FILTER (WHERE synthetic_acceptance) FROM runs), "
                     "(SELECT bit_xor(hash(concat(run_id, spec_method, num_speculative_tokens))) FROM runs "
-                    "WHERE speculation_by_user) FROM imports")
+                    "WHERE speculation_by_user IS NOT NULL) FROM imports")
 # A run whose file says nothing of speculation, as :func:`specviz.results.explorer.says_nothing_of_speculation`
 # tells it: the runs whose speculation a user may state (:meth:`RunsAndImports.state_speculation`).
 _SAYS_NOTHING = ("coalesce(trim(spec_method), '') = '' AND num_speculative_tokens IS NULL "
                  "AND acceptance_length IS NULL AND acceptance_rate IS NULL")
+# A run whose file gives a γ of 1 or more, or an acceptance, but no method, as
+# :func:`specviz.results.explorer.method_unsaid` tells it: a method may be stated for it, its γ kept.
+_METHOD_UNSAID = ("coalesce(trim(spec_method), '') = '' AND coalesce(num_speculative_tokens, 1) >= 1 "
+                  f"AND NOT ({_SAYS_NOTHING})")
 # The console's copy holds the live tables too, which only grow (a recorder appends to them).
 _CONSOLE_VERSION = ("SELECT *, (SELECT count(*) FROM snapshots), (SELECT max(time) FROM snapshots), "
                     f"(SELECT count(*) FROM windows), (SELECT max(time_end) FROM windows) FROM ({_IMPORTS_VERSION})")
@@ -514,11 +518,14 @@ class RunsAndImports(Connections):
                                [content_hash]).fetchone()[0]
 
     def state_speculation(self, content_hash: str, method: str, gamma: int | None) -> int:
-        """Say what one imported file's runs ran where the file says nothing of speculation: plain
-        decoding (``method`` ``none``) or a method of :data:`specviz.results.schema.STATED_METHODS`
-        with ``gamma`` draft tokens. Only runs with no method, no γ and no acceptance figure are
-        changed (:func:`specviz.results.explorer.says_nothing_of_speculation`), or those stated so
-        before (``speculation_by_user``), never what a file says; returns the runs changed.
+        """Say what one imported file's runs ran where the file does not: plain decoding (``method``
+        ``none``) or a method of :data:`specviz.results.schema.STATED_METHODS` with ``gamma`` draft
+        tokens, for the runs that say nothing of speculation (no method, no γ, no acceptance figure:
+        :func:`specviz.results.explorer.says_nothing_of_speculation`; ``speculation_by_user``
+        ``method_gamma``); the method alone for the runs that give a γ or an acceptance but no method
+        (vLLM 0.25.1's MTP run: :func:`specviz.results.explorer.method_unsaid`; ``method``, its γ kept,
+        and never ``none``, for they speculated); or either again where stated before. What a file
+        says is never changed; returns the runs changed.
 
         Raises
         ------
@@ -532,10 +539,16 @@ class RunsAndImports(Connections):
         if method != "none" and not (isinstance(gamma, int) and not isinstance(gamma, bool) and 1 <= gamma <= most):
             raise StoreError("store.stated_gamma", given=gamma, most=most)
         with self._transaction() as cur:
-            return cur.execute(
-                "UPDATE runs SET spec_method = ?, num_speculative_tokens = ?, speculation_by_user = true "
-                f"WHERE content_hash = ? AND (speculation_by_user OR ({_SAYS_NOTHING}))",
+            changed = cur.execute(
+                "UPDATE runs SET spec_method = ?, num_speculative_tokens = ?, speculation_by_user = 'method_gamma' "
+                f"WHERE content_hash = ? AND (speculation_by_user = 'method_gamma' OR ({_SAYS_NOTHING}))",
                 [method, 0 if method == "none" else gamma, content_hash]).fetchone()[0]
+            if method != "none":
+                changed += cur.execute(
+                    "UPDATE runs SET spec_method = ?, speculation_by_user = 'method' "
+                    f"WHERE content_hash = ? AND (speculation_by_user = 'method' OR ({_METHOD_UNSAID}))",
+                    [method, content_hash]).fetchone()[0]
+            return changed
 
     def remove_examples(self) -> int:
         """Delete every import of the shipped examples (``imports.origin = 'example'``), whatever its

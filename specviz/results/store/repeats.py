@@ -48,11 +48,12 @@ _FIGURES = tuple(c for c in RUN_COLUMNS if c not in ("run_id", "source_file", "s
 
 def _as_its_file_gave(stored: dict[str, Any]) -> dict[str, Any]:
     """A stored run as its file gave it, to be compared with a copy from another file: the method and
-    γ a user stated (``speculation_by_user``) are not its file's (an analyst's pass: a stated AIPerf run
+    γ a user stated (``speculation_by_user``: the method alone, or the method and γ) are not its file's (an analyst's pass: a stated AIPerf run
     had been stored again from its copy, and paired with it at 1.00x; a sweep's run=0.json refused)."""
-    if stored.get("speculation_by_user"):
+    stated = stored.get("speculation_by_user")
+    if stated == "method_gamma":
         return {**stored, "spec_method": None, "num_speculative_tokens": None}
-    return stored
+    return {**stored, "spec_method": None} if stated == "method" else stored
 
 
 def _figures_agree(stored: dict[str, Any], run: dict[str, Any], rounding: bool = False) -> bool:
