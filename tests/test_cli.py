@@ -636,6 +636,19 @@ class TestStoreCommands:
         _, out, _ = run(capsys, "runs", "--db", db, "--format", "csv")
         assert list(csv.DictReader(io.StringIO(out)))[0]["source_format"] == "llmperf"
 
+    def test_an_infinite_rate_is_one_in_every_table(self, capsys, tmp_path):
+        """An analyst's pass: a request rate of ∞ (everything sent at once) printed as an empty cell in
+        Markdown, as no rate does; the CSV wrote inf. JSON, which has no infinity, keeps null."""
+        db, rates = str(tmp_path / "c.duckdb"), tmp_path / "rates.csv"
+        rates.write_text("label,concurrency,request_rate,output_throughput\nall,8,inf,100\nnone,8,,100\n")
+        run(capsys, "ingest", str(rates), "--db", db)
+        query = ("query", "SELECT label, request_rate FROM runs ORDER BY label", "--db", db, "--format")
+        assert run(capsys, *query, "md")[1].splitlines()[2:] == ["| all | inf |", "| none |  |"]
+        assert list(csv.DictReader(io.StringIO(run(capsys, *query, "csv")[1]))) == [
+            {"label": "all", "request_rate": "inf"}, {"label": "none", "request_rate": ""}]
+        assert json.loads(run(capsys, *query, "json")[1]) == [{"label": "all", "request_rate": None},
+                                                              {"label": "none", "request_rate": None}]
+
     def test_query_and_refusal(self, capsys, tmp_path):
         db = str(tmp_path / "c.duckdb")
         run(capsys, "ingest", str(SAMPLES / "vllm_bench_nerdalert.jsonl"), "--db", db)

@@ -100,9 +100,10 @@ def json_text(value: Any) -> str:
 def format_rows(rows: list[dict[str, Any]], fmt: str, keys: list[str] | None = None) -> str:
     """Render rows (dicts with the same keys) as ``json``, ``csv`` or ``md``; ``keys`` names the
     columns where there may be no row to take them from."""
-    rows = [{k: plain(v) for k, v in row.items()} for row in rows]
     if fmt == "json":  # data as it is: JSON writes every control character as an escape
-        return json_text(rows)
+        return json_text([{k: plain(v) for k, v in row.items()} for row in rows])
+    # An infinity stays one in a table (a request rate of ∞, as the page shows it); NaN is no figure.
+    rows = [{k: v if isinstance(v, float) and math.isinf(v) else plain(v) for k, v in row.items()} for row in rows]
     # For a terminal or a spreadsheet, text from files and servers with its invisible characters shown.
     rows = [{k: i18n.visible(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows]
     keys = keys if keys is not None else list(rows[0]) if rows else []

@@ -5,6 +5,7 @@ stored runs as llm-d's benchmark report, ``remove`` removes one imported file's 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -101,7 +102,14 @@ def _run_store_command(args: argparse.Namespace) -> str:
     if args.format == "csv":
         return export.csv_text(export.visible_frame(frame)).rstrip("\n")
     if args.format == "md":
-        return format_rows(frame_rows(frame), "md", [str(c) for c in frame.columns])
+        # An infinite figure (a request rate of ∞: everything sent at once) as the CSV writes it, not as
+        # the empty cell of no figure, which JSON's null had made it (an analyst's pass).
+        rows = frame_rows(frame)
+        for column in frame.select_dtypes("number").columns:
+            for row, value in zip(rows, frame[column]):
+                if isinstance(value, float) and math.isinf(value):
+                    row[str(column)] = value
+        return format_rows(rows, "md", [str(c) for c in frame.columns])
     return json_text(frame_rows(frame))
 
 
