@@ -17,7 +17,6 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Iterator
 
-import pandas as pd
 import pytest
 
 from conftest import PRESETS, make_scenario, serving
