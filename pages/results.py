@@ -12,14 +12,12 @@ import streamlit as st
 from pages.parts.controls import view_choice
 from pages.parts.explorer_views import (FORMATS, show_acceptance, show_measured_schedule, show_pairs, show_predicted,
                                        show_published, show_sql)
-from pages.parts.imports import upload_section
+from pages.parts.imports import offer_speculation_statement, stated_files, unstated_note, upload_section
 from pages.parts.shared import (altair_chart, csv_download, fragment, number_columns, open_store, require_router,
                                 titled_dataframe)
 from specviz import charts, settings
 from specviz.i18n import md, message, t, visible
 from specviz.results import benchmark_report, explorer, export
-from specviz.results.schema import STATED_METHODS
-from specviz.results.store import StoreError
 
 require_router("explorer")
 lang: str = st.session_state.get("lang", "en")
@@ -123,7 +121,7 @@ def show_runs() -> None:
                            "specviz_runs.benchmark_report.yaml", "application/yaml", key="download_report",
                            help=t("exp.download_report_help", lang))
     offer_removal()
-    offer_speculation_statement()
+    offer_speculation_statement(store, stated_files(shown, origin), editable, lang)
 
 
 # Session key of the last removal, (file name, runs removed): said once, after the rerun that shows
@@ -160,75 +158,6 @@ def offer_removal() -> None:
     if line.button(t("exp.remove_import_button", lang), key="remove_import_button", disabled=chosen is None):
         st.session_state[_REMOVED] = (own.at[chosen, "source_file"], store.remove_import(chosen))
         st.rerun()  # the whole page: every list, count and view without the file
-
-
-# Session key of the last statement of speculation, (file name, runs changed, setting): said once,
-# after the rerun that pairs the runs anew.
-_STATED = "stated_speculation"
-
-
-def setting_words(method: str, gamma: object) -> str:
-    """A stated setting as the page says it: plain decoding, or the method and its γ."""
-    return t("exp.state_plain", lang) if method == "none" else f"{method} γ={int(gamma)}"
-
-
-def unstated_files() -> pd.DataFrame:
-    """The user's shown files whose runs say nothing of speculation, or whose speculation the user
-    stated (:func:`specviz.results.explorer.speculation_unstated`); none for the examples."""
-    if origin != "user":
-        return pd.DataFrame(columns=["source_file", "unstated", "no_method", "stated", "method", "gamma"])
-    return explorer.speculation_unstated(shown)
-
-
-def unstated_note() -> None:
-    """That the runs whose file says nothing of speculation count as plain runs, and where to say otherwise."""
-    files = unstated_files()
-    if not (unsaid := files[files["unstated"] > 0]).empty:
-        names = [visible(name) for name in unsaid["source_file"]]
-        st.info(md("exp.unstated", lang, runs=int(unsaid["unstated"].sum()),
-                   files=", ".join(names[:5]) + (" …" if len(names) > 5 else "")))
-
-
-def offer_speculation_statement() -> None:
-    """What a file's runs that say nothing of speculation ran, as the user states it (plain, or a method
-    and γ: :meth:`specviz.results.store.Store.state_speculation`); not offered to a viewer or on a
-    read-only store."""
-    if stated := st.session_state.pop(_STATED, None):
-        st.success(md("exp.stated", lang, file=stated[0], runs=stated[1], setting=stated[2]))
-    files = unstated_files()
-    if not editable or files.empty:
-        return
-    unstated_note()
-    line = st.container(horizontal=True, vertical_alignment="bottom")
-
-    # Files of one name (AIPerf's profile_export_aiperf.json) told apart by the import's id, as for removal.
-    repeated = files["source_file"].duplicated(keep=False)
-
-    def option(h: str) -> str:
-        said = (t("exp.state_said", lang, setting=setting_words(files.at[h, "method"], files.at[h, "gamma"]))
-                if files.at[h, "stated"] else
-                t("exp.state_unsaid" if files.at[h, "unstated"] else "exp.state_no_method", lang))
-        name = visible(files.at[h, "source_file"]) + (f" · {h[:12]}" if repeated[h] else "")
-        runs = int(files.at[h, "unstated"] + files.at[h, "no_method"] + files.at[h, "stated"])
-        return t("exp.state_option", lang, file=name, runs=runs, said=said)
-
-    chosen = line.selectbox(t("exp.state_file", lang), files.index, index=None, key="state_file", width=420,
-                            placeholder=t("exp.remove_import_placeholder", lang), help=t("exp.state_file_help", lang),
-                            format_func=option)
-    # EAGLE-3 first: a file is stated mostly to say that it speculated.
-    method = line.selectbox(t("exp.state_method", lang), STATED_METHODS, index=STATED_METHODS.index("eagle3"),
-                            key="state_method", width=240,
-                            format_func=lambda m: t("exp.state_plain", lang) if m == "none" else m)
-    gamma = line.number_input(t("exp.state_gamma", lang), 1, settings.get("SPECVIZ_GAMMA_MAX"), 3, key="state_gamma",
-                              width=140, disabled=method == "none", help=t("exp.state_gamma_help", lang))
-    if line.button(t("exp.state_button", lang), key="state_button", disabled=chosen is None):
-        try:
-            changed = store.state_speculation(chosen, method, int(gamma))
-        except StoreError as exc:
-            st.error(message(exc, lang))
-            return
-        st.session_state[_STATED] = (files.at[chosen, "source_file"], changed, setting_words(method, gamma))
-        st.rerun()  # the whole page: the runs paired anew
 
 
 def group_title(key: str) -> str:
@@ -305,7 +234,7 @@ def show_versus_baseline() -> None:
     if paired.empty:
         if not any(filters.values()):  # under filters the note above says why: "none yet" was not true
             st.info(t("exp.no_pairs", lang))
-            unstated_note()  # perhaps some of them speculated, unsaid
+            unstated_note(stated_files(shown, origin), lang)  # perhaps some of them speculated, unsaid
         return
     on_chart = paired.dropna(subset=["concurrency"])
     if len(on_chart) < len(paired):

@@ -1,17 +1,20 @@
-"""The explorer's upload step: the form, each file's report, and the column mapping of a CSV whose
-columns matched no name (a helper of pages/results.py, not a page)."""
+"""The explorer's upload step: the form, each file's report, the column mapping of a CSV whose
+columns matched no name, and what a file's runs ran where the file does not say (a helper of
+pages/results.py, not a page)."""
 
 from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+import pandas as pd
 import streamlit as st
 
 from specviz import settings
 from specviz.errors import Notice, kept
-from specviz.i18n import escape_markdown, md, message, t
-from specviz.results import importers
+from specviz.i18n import escape_markdown, md, message, t, visible
+from specviz.results import explorer, importers
 from specviz.results.importers import LeftOut, user_csv
+from specviz.results.schema import STATED_METHODS
 from specviz.results.store import ImportResult, Store, StoreError
 
 # Session key of the files waiting for a column mapping, by name and content (two files of one name, from
@@ -181,3 +184,70 @@ def upload_section(store: Store, lang: str) -> None:
     _show_reports(lang)
     for key in list(_pending()):
         _mapping_form(store, lang, key)
+
+
+# Session key of the last statement of speculation, (file name, runs changed, setting): said once,
+# after the rerun that pairs the runs anew.
+_STATED = "stated_speculation"
+
+
+def setting_words(method: str, gamma: object, lang: str) -> str:
+    """A stated setting as the page says it: plain decoding, or the method and its γ."""
+    return t("exp.state_plain", lang) if method == "none" else f"{method} γ={int(gamma)}"
+
+
+def stated_files(shown: pd.DataFrame, origin: str) -> pd.DataFrame:
+    """The user's shown files whose runs do not say what they ran, or whose speculation the user
+    stated (:func:`specviz.results.explorer.speculation_unstated`); none for the examples."""
+    if origin != "user":
+        return pd.DataFrame(columns=["source_file", "unstated", "no_method", "stated", "method", "gamma"])
+    return explorer.speculation_unstated(shown)
+
+
+def unstated_note(files: pd.DataFrame, lang: str) -> None:
+    """That the runs whose file says nothing of speculation count as plain runs, and where to say otherwise."""
+    if not (unsaid := files[files["unstated"] > 0]).empty:
+        names = [visible(name) for name in unsaid["source_file"]]
+        st.info(md("exp.unstated", lang, runs=int(unsaid["unstated"].sum()),
+                   files=", ".join(names[:5]) + (" …" if len(names) > 5 else "")))
+
+
+def offer_speculation_statement(store: Store, files: pd.DataFrame, editable: bool, lang: str) -> None:
+    """What a file's runs ran where the file does not say, as the user states it (plain, or a method
+    and γ: :meth:`specviz.results.store.Store.state_speculation`), for ``files`` (:func:`stated_files`);
+    not offered to a viewer or on a read-only store (``editable`` False)."""
+    if stated := st.session_state.pop(_STATED, None):
+        st.success(md("exp.stated", lang, file=stated[0], runs=stated[1], setting=stated[2]))
+    if not editable or files.empty:
+        return
+    unstated_note(files, lang)
+    line = st.container(horizontal=True, vertical_alignment="bottom")
+
+    # Files of one name (AIPerf's profile_export_aiperf.json) told apart by the import's id, as for removal.
+    repeated = files["source_file"].duplicated(keep=False)
+
+    def option(h: str) -> str:
+        said = (t("exp.state_said", lang, setting=setting_words(files.at[h, "method"], files.at[h, "gamma"], lang))
+                if files.at[h, "stated"] else
+                t("exp.state_unsaid" if files.at[h, "unstated"] else "exp.state_no_method", lang))
+        name = visible(files.at[h, "source_file"]) + (f" · {h[:12]}" if repeated[h] else "")
+        runs = int(files.at[h, "unstated"] + files.at[h, "no_method"] + files.at[h, "stated"])
+        return t("exp.state_option", lang, file=name, runs=runs, said=said)
+
+    chosen = line.selectbox(t("exp.state_file", lang), files.index, index=None, key="state_file", width=420,
+                            placeholder=t("exp.remove_import_placeholder", lang), help=t("exp.state_file_help", lang),
+                            format_func=option)
+    # EAGLE-3 first: a file is stated mostly to say that it speculated.
+    method = line.selectbox(t("exp.state_method", lang), STATED_METHODS, index=STATED_METHODS.index("eagle3"),
+                            key="state_method", width=240,
+                            format_func=lambda m: t("exp.state_plain", lang) if m == "none" else m)
+    gamma = line.number_input(t("exp.state_gamma", lang), 1, settings.get("SPECVIZ_GAMMA_MAX"), 3, key="state_gamma",
+                              width=140, disabled=method == "none", help=t("exp.state_gamma_help", lang))
+    if line.button(t("exp.state_button", lang), key="state_button", disabled=chosen is None):
+        try:
+            changed = store.state_speculation(chosen, method, int(gamma))
+        except StoreError as exc:
+            st.error(message(exc, lang))
+            return
+        st.session_state[_STATED] = (files.at[chosen, "source_file"], changed, setting_words(method, gamma, lang))
+        st.rerun()  # the whole page: the runs paired anew
